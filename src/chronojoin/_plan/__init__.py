@@ -1,0 +1,1 @@
+"""Plan builders shared by every family: output projection, time ordinals, statistics."""

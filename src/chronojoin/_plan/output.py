@@ -1,0 +1,56 @@
+"""The output column rule shared by every join.
+
+All left columns in their order, then the right columns in their order, except right
+key columns named like their left counterpart (dropped). A right column whose name
+clashes with a left column gets ``suffix``; with ``prefix`` every right output column
+is prefixed instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from chronojoin._validate.columns import KeyPair
+from chronojoin.errors import InvalidArgumentError
+
+
+def right_output_names(
+    left_columns: Sequence[str],
+    right_columns: Sequence[str],
+    keys: KeyPair,
+    *,
+    suffix: str = "_right",
+    prefix: str | None = None,
+    taken: Sequence[str] = (),
+    what: str = "right",
+) -> list[tuple[str, str]]:
+    """Return ``(right column, output name)`` for every right column that is kept.
+
+    ``taken`` lists names already used by earlier outputs (other right tables);
+    ``what`` describes the right table in error messages.
+
+    Examples
+    --------
+    >>> right_output_names(["id", "ts", "v"], ["id", "ts", "w"], KeyPair(("id",), ("id",)))
+    [('ts', 'ts_right'), ('w', 'w')]
+    """
+    dropped = {r for l_, r in zip(keys.left, keys.right) if l_ == r}
+    used = set(left_columns) | set(taken)
+    out: list[tuple[str, str]] = []
+    for name in right_columns:
+        if name in dropped:
+            continue
+        if prefix is not None:
+            new = prefix + name
+        else:
+            new = name + suffix if name in left_columns else name
+        if new in used:
+            how = f"prefix {prefix!r}" if prefix is not None else f"suffix {suffix!r}"
+            msg = (
+                f"{what}: output column {new!r} (from right column {name!r} with {how}) "
+                "clashes with another output column; choose another suffix or prefix"
+            )
+            raise InvalidArgumentError(msg)
+        used.add(new)
+        out.append((name, new))
+    return out

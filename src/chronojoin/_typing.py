@@ -1,0 +1,19 @@
+"""Type aliases shared by the public API (option sets are checked at run time)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Literal, Union
+
+from pyspark.sql import Column
+
+Direction = Literal["backward", "forward", "nearest"]
+How = Literal["left", "inner"]
+Closed = Literal["both", "left", "right", "neither"]
+AsofStrategy = Literal["auto", "exploding", "union", "sort_merge", "native"]
+IntervalStrategy = Literal["auto", "sweep", "bucketed_sweep", "join"]
+AggFunction = Literal["sum", "count", "mean", "min", "max", "collect_list", "collect_set"]
+
+DurationLike = Union[int, float, _dt.timedelta, str]
+ColumnOrName = Union[Column, str]
+Keys = Union[str, "list[str]", "tuple[str, ...]", None]

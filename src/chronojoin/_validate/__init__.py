@@ -1,0 +1,1 @@
+"""Argument validation: turns user arguments into frozen specs without running Spark."""

@@ -1,0 +1,131 @@
+"""Column resolution: names given by arguments, checked against a DataFrame's schema."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from chronojoin.errors import ColumnNotFoundError, InvalidArgumentError, TimeTypeError
+
+
+def col(name: str) -> Column:
+    """A column reference that is safe for names with dots, spaces or backticks."""
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+def check_dataframe(argument: str, value: Any) -> DataFrame:
+    """Return ``value`` if it is a (classic or Connect) DataFrame, else raise."""
+    if not isinstance(value, DataFrame):
+        msg = f"`{argument}` must be a pyspark.sql.DataFrame; got {type(value).__name__}"
+        raise TypeError(msg)
+    return value
+
+
+def field(schema: T.StructType, *, argument: str, name: Any, side: str) -> T.StructField:
+    """Return the field called ``name`` of ``schema``.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        "`left_on`: column 'ts' not found in left; available: ['id', 'time', 'label']".
+    """
+    if not isinstance(name, str):
+        msg = f"`{argument}` must be a column name (str); got {name!r} ({type(name).__name__})"
+        raise InvalidArgumentError(msg)
+    for f in schema.fields:
+        if f.name == name:
+            return f
+    msg = f"`{argument}`: column {name!r} not found in {side}; available: {schema.names}"
+    raise ColumnNotFoundError(msg)
+
+
+def names(argument: str, value: Any) -> tuple[str, ...]:
+    """Normalise one column name or a list of names to a tuple (``None`` -> empty)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        if len(set(value)) != len(value):
+            msg = f"`{argument}` names a column twice: {list(value)}"
+            raise InvalidArgumentError(msg)
+        return tuple(value)
+    msg = f"`{argument}` must be a column name or a list of column names; got {value!r}"
+    raise InvalidArgumentError(msg)
+
+
+def pair(
+    *, both: Any, left: Any, right: Any, both_name: str, left_name: str, right_name: str
+) -> tuple[Any, Any]:
+    """Resolve ``on`` versus ``left_on``/``right_on`` style argument pairs."""
+    if both is not None:
+        if left is not None or right is not None:
+            msg = f"give either `{both_name}` or `{left_name}`/`{right_name}`, not both"
+            raise InvalidArgumentError(msg)
+        return both, both
+    if (left is None) != (right is None):
+        msg = f"`{left_name}` and `{right_name}` must be given together"
+        raise InvalidArgumentError(msg)
+    return left, right
+
+
+@dataclass(frozen=True)
+class KeyPair:
+    """Equality keys of both sides, in matching order."""
+
+    left: tuple[str, ...]
+    right: tuple[str, ...]
+
+    def __bool__(self) -> bool:
+        return bool(self.left)
+
+
+_STRINGS = (T.StringType, T.VarcharType, T.CharType)
+_NUMBERS = (T.NumericType,)
+
+
+def _compatible_keys(a: T.DataType, b: T.DataType) -> bool:
+    if isinstance(a, _STRINGS) and isinstance(b, _STRINGS):
+        return True
+    if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS):
+        return True
+    return a == b
+
+
+def keys(
+    left_schema: T.StructType,
+    right_schema: T.StructType,
+    *,
+    by: Any,
+    left_by: Any,
+    right_by: Any,
+    left_side: str = "left",
+    right_side: str = "right",
+) -> KeyPair:
+    """Resolve ``by``/``left_by``/``right_by`` into a checked :class:`KeyPair`."""
+    lb, rb = pair(
+        both=by, left=left_by, right=right_by,
+        both_name="by", left_name="left_by", right_name="right_by",
+    )
+    left_arg = "by" if by is not None else "left_by"
+    right_arg = "by" if by is not None else "right_by"
+    lnames, rnames = names(left_arg, lb), names(right_arg, rb)
+    if len(lnames) != len(rnames):
+        msg = "left_by and right_by must be same length"
+        raise InvalidArgumentError(f"{msg}: {list(lnames)} vs {list(rnames)}")
+    for ln, rn in zip(lnames, rnames):
+        lf = field(left_schema, argument=left_arg, name=ln, side=left_side)
+        rf = field(right_schema, argument=right_arg, name=rn, side=right_side)
+        if not _compatible_keys(lf.dataType, rf.dataType):
+            msg = (
+                f"`{left_arg}`/`{right_arg}`: key {ln!r} of {left_side} is "
+                f"{lf.dataType.simpleString()} but key {rn!r} of {right_side} is "
+                f"{rf.dataType.simpleString()}; cast one side"
+            )
+            raise TimeTypeError(msg)
+    return KeyPair(lnames, rnames)

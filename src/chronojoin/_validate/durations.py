@@ -1,0 +1,144 @@
+"""Durations: one parser for tolerances, window bounds and bin sizes.
+
+A duration is returned in the ordinal unit of :mod:`chronojoin._validate.timetypes`:
+microseconds for timestamp/date columns, the number itself for numeric columns.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import re
+from typing import Any
+
+from chronojoin._validate.timetypes import TimeKind
+from chronojoin.errors import DurationError
+
+_UNITS_MICROS = {
+    "us": 1,
+    "microsecond": 1,
+    "microseconds": 1,
+    "ms": 1_000,
+    "millisecond": 1_000,
+    "milliseconds": 1_000,
+    "s": 1_000_000,
+    "sec": 1_000_000,
+    "secs": 1_000_000,
+    "second": 1_000_000,
+    "seconds": 1_000_000,
+    "m": 60_000_000,
+    "min": 60_000_000,
+    "mins": 60_000_000,
+    "minute": 60_000_000,
+    "minutes": 60_000_000,
+    "h": 3_600_000_000,
+    "hr": 3_600_000_000,
+    "hrs": 3_600_000_000,
+    "hour": 3_600_000_000,
+    "hours": 3_600_000_000,
+    "d": 86_400_000_000,
+    "day": 86_400_000_000,
+    "days": 86_400_000_000,
+    "w": 604_800_000_000,
+    "week": 604_800_000_000,
+    "weeks": 604_800_000_000,
+}
+
+_PART = re.compile(r"\s*([+-]?\d+(?:\.\d*)?|[+-]?\.\d+)\s*([a-zA-Z]+)\s*")
+_NUMBER = re.compile(r"\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*")
+
+
+def _parse_text_micros(argument: str, text: str) -> int:
+    """Parse ``"1 hour"``, ``"-90 seconds"``, ``"1h30m"`` into microseconds."""
+    stripped = text.strip()
+    sign = 1
+    if stripped.startswith("-") and _PART.fullmatch(stripped[1:].lstrip()) is None:
+        sign, stripped = -1, stripped[1:].lstrip()
+    pos, total, parts = 0, 0.0, 0
+    while pos < len(stripped):
+        match = _PART.match(stripped, pos)
+        unit = match.group(2).lower() if match else ""
+        if match is None or unit not in _UNITS_MICROS:
+            msg = (
+                f"`{argument}`: cannot parse duration {text!r}; expected e.g. "
+                "'90 seconds', '30 minutes', '1 hour', '7 days', '-1 hour'"
+            )
+            raise DurationError(msg)
+        total += float(match.group(1)) * _UNITS_MICROS[unit]
+        pos, parts = match.end(), parts + 1
+    if parts == 0:
+        msg = f"`{argument}`: empty duration {text!r}"
+        raise DurationError(msg)
+    return sign * round(total)
+
+
+def parse_duration(argument: str, value: Any, kind: TimeKind) -> int | float:
+    """Parse ``value`` into the ordinal unit of a time column of ``kind``.
+
+    Parameters
+    ----------
+    argument
+        The argument's name, used in error messages.
+    value
+        A number (numeric columns; ``0`` is accepted for any kind), a
+        ``datetime.timedelta`` or a string such as ``"90 seconds"`` (temporal columns).
+    kind
+        The kind of the time column the duration applies to.
+
+    Raises
+    ------
+    DurationError
+        When the value cannot be parsed, is not finite, or does not fit the kind.
+
+    Examples
+    --------
+    >>> parse_duration("tolerance", "1 hour", TimeKind.TIMESTAMP)
+    3600000000
+    >>> parse_duration("lower", -5, TimeKind.INTEGER)
+    -5
+    """
+    if isinstance(value, bool) or value is None:
+        msg = f"`{argument}` must be a duration; got {value!r}"
+        raise DurationError(msg)
+    if kind.temporal:
+        if isinstance(value, _dt.timedelta):
+            return (value.days * 86_400 + value.seconds) * 1_000_000 + value.microseconds
+        if isinstance(value, str) and not _NUMBER.fullmatch(value):
+            return _parse_text_micros(argument, value)
+        number = _as_number(argument, value)
+        if number == 0:
+            return 0
+        msg = (
+            f"`{argument}`: {value!r} has no unit but the time columns are {kind.value}; "
+            "give a datetime.timedelta or a string such as '90 seconds' or '1 hour'"
+        )
+        raise DurationError(msg)
+    if isinstance(value, _dt.timedelta) or (
+        isinstance(value, str) and not _NUMBER.fullmatch(value)
+    ):
+        msg = (
+            f"`{argument}`: {value!r} is a time span but the time columns are numeric "
+            f"({kind.value}); give a number"
+        )
+        raise DurationError(msg)
+    number = _as_number(argument, value)
+    if kind is TimeKind.INTEGER and float(number).is_integer():
+        return int(number)
+    return float(number)
+
+
+def _as_number(argument: str, value: Any) -> int | float:
+    if isinstance(value, str):
+        number: int | float = float(value) if any(c in value for c in ".eE") else int(value)
+    elif isinstance(value, (int, float)):
+        number = value
+    else:
+        msg = (
+            f"`{argument}` must be a number, a datetime.timedelta or a string such as "
+            f"'1 hour'; got {value!r} ({type(value).__name__})"
+        )
+        raise DurationError(msg)
+    if isinstance(number, float) and not math.isfinite(number):
+        msg = f"`{argument}` must be finite; got {value!r}"
+        raise DurationError(msg)
+    return number

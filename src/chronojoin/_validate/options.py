@@ -1,0 +1,40 @@
+"""Option literals checked at run time against the ``Literal`` aliases of ``_typing``."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar, get_args
+
+from chronojoin.errors import InvalidArgumentError
+
+T = TypeVar("T")
+
+
+def check_literal(argument: str, value: Any, alias: Any) -> Any:
+    """Return ``value`` if it is one of the strings of the ``Literal`` alias.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Naming the argument, the value and the allowed values.
+    """
+    allowed = get_args(alias)
+    if not isinstance(value, str) or value not in allowed:
+        msg = f"`{argument}` must be one of {list(allowed)}; got {value!r}"
+        raise InvalidArgumentError(msg)
+    return value
+
+
+def check_bool(argument: str, value: Any) -> bool:
+    """Return ``value`` if it is a bool, else raise naming the argument."""
+    if not isinstance(value, bool):
+        msg = f"`{argument}` must be True or False; got {value!r} ({type(value).__name__})"
+        raise InvalidArgumentError(msg)
+    return value
+
+
+def check_str(argument: str, value: Any) -> str:
+    """Return ``value`` if it is a string, else raise naming the argument."""
+    if not isinstance(value, str):
+        msg = f"`{argument}` must be a string; got {value!r} ({type(value).__name__})"
+        raise InvalidArgumentError(msg)
+    return value

@@ -1,0 +1,116 @@
+"""Time column types: classification, compatibility, and the ordinal used for comparisons.
+
+Every time column is compared through its *ordinal*: microseconds since the epoch for
+``timestamp``, ``timestamp_ntz`` and ``date`` (so a date and a timestamp compare as
+midnight of that date), the value itself for numbers. Durations are parsed into the
+same unit (see :mod:`chronojoin._validate.durations`).
+"""
+
+from __future__ import annotations
+
+import enum
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from chronojoin.errors import TimeTypeError
+
+MICROS_PER_DAY = 86_400_000_000
+
+
+class TimeKind(str, enum.Enum):
+    """The family a time column belongs to."""
+
+    TIMESTAMP = "timestamp"
+    TIMESTAMP_NTZ = "timestamp_ntz"
+    DATE = "date"
+    INTEGER = "integer"
+    FLOAT = "float"
+
+    @property
+    def temporal(self) -> bool:
+        """Whether durations for this kind are time spans (not plain numbers)."""
+        return self in (TimeKind.TIMESTAMP, TimeKind.TIMESTAMP_NTZ, TimeKind.DATE)
+
+
+_INTEGER_TYPES = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+_FLOAT_TYPES = (T.FloatType, T.DoubleType, T.DecimalType)
+
+
+def time_kind(data_type: T.DataType, *, argument: str, column: str, side: str) -> TimeKind:
+    """Classify a time column's type, or raise naming the argument, column and side."""
+    if isinstance(data_type, T.TimestampNTZType):
+        return TimeKind.TIMESTAMP_NTZ
+    if isinstance(data_type, T.TimestampType):
+        return TimeKind.TIMESTAMP
+    if isinstance(data_type, T.DateType):
+        return TimeKind.DATE
+    if isinstance(data_type, _INTEGER_TYPES):
+        return TimeKind.INTEGER
+    if isinstance(data_type, _FLOAT_TYPES):
+        return TimeKind.FLOAT
+    msg = (
+        f"`{argument}`: column {column!r} of {side} has type {data_type.simpleString()}; "
+        "expected timestamp, timestamp_ntz, date, an integer type, float or double"
+    )
+    raise TimeTypeError(msg)
+
+
+def common_kind(
+    kinds: list[tuple[TimeKind, str, str, T.DataType]],
+) -> TimeKind:
+    """Return the kind in which several time columns are compared.
+
+    ``kinds`` holds ``(kind, description, column, type)`` for each column, e.g.
+    ``(TimeKind.DATE, "left_on", "day", DateType())``. Numbers compare with numbers
+    (integer with float gives float); dates compare with either timestamp kind;
+    ``timestamp`` and ``timestamp_ntz`` do not mix (the result would depend on the
+    session time zone).
+    """
+    found = {k for k, *_ in kinds}
+    numeric = {TimeKind.INTEGER, TimeKind.FLOAT}
+    if found <= numeric:
+        return TimeKind.FLOAT if TimeKind.FLOAT in found else TimeKind.INTEGER
+    temporal = found - numeric
+    if found & numeric or {TimeKind.TIMESTAMP, TimeKind.TIMESTAMP_NTZ} <= temporal:
+        described = ", ".join(
+            f"{arg} {col!r} ({dtype.simpleString()})" for _, arg, col, dtype in kinds
+        )
+        hint = (
+            "cast one side so both are numbers, or both are dates/timestamps"
+            if found & numeric
+            else "cast one side so both are timestamp or both are timestamp_ntz"
+        )
+        msg = f"incompatible time columns: {described}; {hint}"
+        raise TimeTypeError(msg)
+    if TimeKind.TIMESTAMP_NTZ in temporal:
+        return TimeKind.TIMESTAMP_NTZ
+    if TimeKind.TIMESTAMP in temporal:
+        return TimeKind.TIMESTAMP
+    return TimeKind.DATE
+
+
+def ordinal(column: Column, kind: TimeKind) -> Column:
+    """Map a time column to a number that orders and subtracts like the time.
+
+    Temporal kinds give microseconds since the epoch (``long``), integers ``long``,
+    floats ``double``. NaN is mapped to NULL so that it never matches.
+    """
+    if kind is TimeKind.TIMESTAMP:
+        return F.unix_micros(column)
+    if kind is TimeKind.TIMESTAMP_NTZ:
+        epoch = F.lit("1970-01-01 00:00:00").cast("timestamp_ntz")
+        return F.timestamp_diff("MICROSECOND", epoch, column)
+    if kind is TimeKind.DATE:
+        return F.unix_date(column).cast("long") * F.lit(MICROS_PER_DAY)
+    if kind is TimeKind.INTEGER:
+        return column.cast("long")
+    as_double = column.cast("double")
+    return F.when(F.isnan(as_double), F.lit(None).cast("double")).otherwise(as_double)
+
+
+def ordinal_of(column: Column, data_type: T.DataType) -> Column:
+    """:func:`ordinal` for a column whose own type decides the mapping."""
+    kind = time_kind(data_type, argument="time", column=str(column), side="input")
+    return ordinal(column, kind)

@@ -1,0 +1,198 @@
+"""Validation of ``asof_join`` arguments into frozen specs (no Spark job runs here)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyspark.sql import DataFrame
+
+from chronojoin._plan.output import right_output_names
+from chronojoin._typing import AsofStrategy, Direction, How
+from chronojoin._validate import columns as C
+from chronojoin._validate.durations import parse_duration
+from chronojoin._validate.options import check_bool, check_literal, check_str
+from chronojoin._validate.timetypes import TimeKind, common_kind, time_kind
+from chronojoin.errors import DurationError, InvalidArgumentError
+
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True)
+class Right:
+    """One right table of a multi-table as-of join.
+
+    Parameters
+    ----------
+    df
+        The right DataFrame.
+    on
+        Its time column (default: the call's ``right_on``/``on``).
+    by
+        Its equality key column(s), matched in order with the call's left keys
+        (default: the call's ``right_by``/``by``).
+    tolerance, direction, allow_exact_matches, tiebreak
+        Override the call's value for this table.
+    prefix
+        Prepended to every output column of this table, its time column included.
+        Without a prefix the usual ``suffix`` rule applies.
+    """
+
+    df: DataFrame
+    on: str | None = None
+    by: str | Sequence[str] | None = None
+    tolerance: Any = _UNSET
+    prefix: str | None = None
+    direction: Direction | None = None
+    allow_exact_matches: bool | None = None
+    tiebreak: str | Sequence[str] | None = None
+
+
+@dataclass(frozen=True)
+class RightSpec:
+    """A validated right table: its columns, rules and output names."""
+
+    df: DataFrame
+    on: str
+    keys: C.KeyPair
+    direction: Direction
+    allow_exact_matches: bool
+    tolerance: int | float | None
+    tiebreak: tuple[str, ...]
+    outputs: tuple[tuple[str, str], ...]
+    what: str
+
+
+@dataclass(frozen=True)
+class AsofSpec:
+    """A validated as-of join: the left side and one spec per right table."""
+
+    left: DataFrame
+    left_on: str
+    kind: TimeKind
+    rights: tuple[RightSpec, ...]
+    how: How
+    strategy: AsofStrategy
+    buckets: int | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Defaults:
+    right_on: str | None
+    right_by: Any
+    left_keys: tuple[str, ...]
+    direction: Direction
+    allow_exact_matches: bool
+    tolerance: Any
+    tiebreak: Any
+    suffix: str
+
+
+def build_spec(
+    left: Any,
+    right: Any,
+    *,
+    on: Any,
+    left_on: Any,
+    right_on: Any,
+    by: Any,
+    left_by: Any,
+    right_by: Any,
+    direction: Any,
+    allow_exact_matches: Any,
+    tolerance: Any,
+    how: Any,
+    suffix: Any,
+    strategy: Any,
+    tiebreak: Any,
+    buckets: Any = None,
+) -> AsofSpec:
+    """Check every argument of :func:`chronojoin.asof_join` and build its spec."""
+    left = C.check_dataframe("left", left)
+    check_literal("direction", direction, Direction)
+    check_bool("allow_exact_matches", allow_exact_matches)
+    check_literal("how", how, How)
+    check_literal("strategy", strategy, AsofStrategy)
+    check_str("suffix", suffix)
+    if buckets is not None and (not isinstance(buckets, int) or buckets < 1):
+        msg = f"`buckets` must be a positive integer or None; got {buckets!r}"
+        raise InvalidArgumentError(msg)
+    lo, ro = C.pair(both=on, left=left_on, right=right_on,
+                    both_name="on", left_name="left_on", right_name="right_on")
+    if lo is None:
+        msg = "give the time columns: `on`, or `left_on` and `right_on`"
+        raise InvalidArgumentError(msg)
+    lb, rb = C.pair(both=by, left=left_by, right=right_by,
+                    both_name="by", left_name="left_by", right_name="right_by")
+    left_arg = "on" if on is not None else "left_on"
+    lfield = C.field(left.schema, argument=left_arg, name=lo, side="left")
+    defaults = _Defaults(
+        right_on=ro, right_by=rb, left_keys=C.names("by" if by is not None else "left_by", lb),
+        direction=direction, allow_exact_matches=allow_exact_matches,
+        tolerance=tolerance, tiebreak=tiebreak, suffix=suffix,
+    )
+    if isinstance(right, (list, tuple)):
+        if not right:
+            msg = "`right` is an empty list; give a DataFrame or at least one cj.Right"
+            raise InvalidArgumentError(msg)
+        items = [(r, f"right[{i}]") for i, r in enumerate(right)]
+    else:
+        items = [(Right(C.check_dataframe("right", right)), "right")]
+    rights: list[RightSpec] = []
+    kinds = [(time_kind(lfield.dataType, argument=left_arg, column=lo, side="left"),
+              left_arg, lo, lfield.dataType)]
+    taken: list[str] = []
+    for item, what in items:
+        spec, rkind = _right_spec(left, lo, item, what, defaults, taken)
+        kinds.append(rkind)
+        taken.extend(new for _, new in spec.outputs)
+        rights.append(spec)
+    kind = common_kind(kinds)
+    rights = [_with_tolerance(r, kind) for r in rights]
+    return AsofSpec(left, lo, kind, tuple(rights), how, strategy, buckets)
+
+
+def _right_spec(
+    left: DataFrame, left_on: str, item: Any, what: str, d: _Defaults, taken: list[str]
+) -> tuple[RightSpec, tuple[TimeKind, str, str, Any]]:
+    if not isinstance(item, Right):
+        msg = f"`{what}` must be a DataFrame or a cj.Right; got {type(item).__name__}"
+        raise TypeError(msg)
+    df = C.check_dataframe(f"{what}.df", item.df)
+    side = "right" if what == "right" else f"{what} (right table #{what[6:-1]})"
+    ro = item.on if item.on is not None else (d.right_on if d.right_on is not None else left_on)
+    on_arg = "right_on" if what == "right" else f"{what}.on"
+    rfield = C.field(df.schema, argument=on_arg, name=ro, side=side)
+    rkind = time_kind(rfield.dataType, argument=on_arg, column=ro, side=side)
+    rb = item.by if item.by is not None else d.right_by
+    keys = C.keys(left.schema, df.schema, by=None, left_by=d.left_keys or None,
+                  right_by=rb, left_side="left", right_side=side)
+    direction = item.direction if item.direction is not None else d.direction
+    check_literal(f"{what}.direction", direction, Direction)
+    exact = item.allow_exact_matches
+    exact = d.allow_exact_matches if exact is None else check_bool(f"{what}.allow_exact_matches", exact)
+    tb_arg = "tiebreak" if item.tiebreak is None else f"{what}.tiebreak"
+    tiebreak = C.names(tb_arg, item.tiebreak if item.tiebreak is not None else d.tiebreak)
+    for name in tiebreak:
+        C.field(df.schema, argument=tb_arg, name=name, side=side)
+    if item.prefix is not None:
+        check_str(f"{what}.prefix", item.prefix)
+    outputs = right_output_names(left.columns, df.columns, keys, suffix=d.suffix,
+                                 prefix=item.prefix, taken=taken, what=what)
+    tol = d.tolerance if item.tolerance is _UNSET else item.tolerance
+    spec = RightSpec(df, ro, keys, direction, exact, tol, tiebreak, tuple(outputs), what)
+    return spec, (rkind, on_arg, ro, rfield.dataType)
+
+
+def _with_tolerance(spec: RightSpec, kind: TimeKind) -> RightSpec:
+    if spec.tolerance is None:
+        return spec
+    arg = "tolerance" if spec.what == "right" else f"{spec.what}.tolerance"
+    value = parse_duration(arg, spec.tolerance, kind)
+    if value < 0:
+        msg = f"`{arg}` must be positive or zero; got {spec.tolerance!r}"
+        raise DurationError(msg)
+    return RightSpec(spec.df, spec.on, spec.keys, spec.direction, spec.allow_exact_matches,
+                     value, spec.tiebreak, spec.outputs, spec.what)

@@ -1,0 +1,1 @@
+"""The ``chronojoin`` command line."""

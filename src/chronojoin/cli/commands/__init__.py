@@ -1,0 +1,1 @@
+"""One module per sub-command: ``add_arguments(parser)`` and ``execute(args) -> int``."""

@@ -1,0 +1,73 @@
+"""Entry point of the ``chronojoin`` command: ``main(argv) -> int``.
+
+Sub-commands live in :mod:`chronojoin.cli.commands`, one module each, imported only
+when named (or for ``--help``), so that ``chronojoin --help`` does not start Spark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from chronojoin.cli.errors import CliError
+
+#: command name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("demo", "generate data, run an as-of join locally, print the result and timings"),
+    "generate": ("generate", "write seeded benchmark datasets (Parquet)"),
+    "asof": ("asof", "point-in-time (as-of) join of two tables"),
+    "interval": ("interval", "aggregate the intervals that cover each point"),
+    "band": ("band", "band (time-range) join of two tables"),
+    "interval-join": ("interval_join", "point-in-interval or interval-overlap join"),
+    "load": ("load", "deduplicating incremental append into a partitioned table"),
+    "bench": ("bench", "run benchmarks and write reports"),
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Build the parser; with ``only``, import just that command's module."""
+    from chronojoin import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="chronojoin",
+        description="Time-based joins on Apache Spark without cartesian products.",
+    )
+    parser.add_argument("--version", action="version", version=f"chronojoin {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if only in (None, name):
+            _module(module).add_arguments(p)
+    return parser
+
+
+def _module(name: str):  # type: ignore[no-untyped-def]
+    return importlib.import_module(f"chronojoin.cli.commands.{name}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in args_list if a in COMMANDS), None)
+    parser = build_parser(only=command or "")
+    args = parser.parse_args(args_list)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        result: int = _module(COMMANDS[args.command][0]).execute(args)
+    except CliError as exc:
+        print(f"chronojoin {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError, FileNotFoundError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"chronojoin {args.command}: error: {first}", file=sys.stderr)
+        return 2
+    return result
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

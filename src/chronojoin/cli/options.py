@@ -1,0 +1,53 @@
+"""Options shared by several commands, defined once."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_master(parser: argparse.ArgumentParser) -> None:
+    """``--master`` and ``--conf KEY=VALUE`` (repeatable)."""
+    parser.add_argument(
+        "--master", default="local[*]",
+        help="Spark master URL, e.g. local[2] or spark://127.0.0.1:7077 (default: local[*])",
+    )
+    parser.add_argument(
+        "--conf", action="append", default=[], metavar="KEY=VALUE",
+        help="extra Spark configuration, repeatable",
+    )
+
+
+def add_output(parser: argparse.ArgumentParser) -> None:
+    """``--out`` (Parquet directory) and ``--mode``."""
+    parser.add_argument("--out", required=True, help="output path (Parquet directory)")
+    parser.add_argument(
+        "--mode", default="errorifexists", choices=["errorifexists", "overwrite"],
+        help="what to do when --out exists (default: errorifexists)",
+    )
+
+
+def add_input_format(parser: argparse.ArgumentParser) -> None:
+    """``--format`` of the input paths."""
+    parser.add_argument(
+        "--format", default=None, choices=["parquet", "csv"],
+        help="input format (default: from the file extension, else parquet)",
+    )
+
+
+def split_list(value: str | None) -> list[str] | None:
+    """``"a,b"`` -> ``["a", "b"]``; ``None`` stays ``None``."""
+    if value is None:
+        return None
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def key_value_pairs(items: list[str]) -> dict[str, str]:
+    """``["k=v", ...]`` -> ``{"k": "v"}``."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            msg = f"expected KEY=VALUE, got {item!r}"
+            raise argparse.ArgumentTypeError(msg)
+        out[key.strip()] = value.strip()
+    return out

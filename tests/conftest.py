@@ -1,0 +1,45 @@
+"""One session-scoped local SparkSession for the whole suite."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import pytest
+
+if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+    pytest.exit(
+        "Java is required to run the tests (Spark runs on the JVM): install Java 17, "
+        "e.g. `apt-get install openjdk-17-jre-headless`, or set JAVA_HOME",
+        returncode=3,
+    )
+
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+os.environ.setdefault("TZ", "UTC")
+
+
+def _build_session():
+    from pyspark.sql import SparkSession
+
+    return (
+        SparkSession.builder.master("local[2]")
+        .appName("chronojoin-tests")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.default.parallelism", "4")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", "2g")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .getOrCreate()
+    )
+
+
+@pytest.fixture(scope="session")
+def spark():
+    session = _build_session()
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
