@@ -1,0 +1,1 @@
+"""Benchmarks: cases (what to run), the runner, metrics and stored results."""

@@ -1,0 +1,1 @@
+"""Benchmark cases, one module per family: each exposes ``cases(**params) -> list[Case]``."""
