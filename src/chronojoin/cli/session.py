@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from chronojoin.cli.errors import CliError
@@ -24,8 +25,18 @@ def require_java() -> None:
         raise CliError(msg)
 
 
-def session(args: argparse.Namespace, app: str = "chronojoin") -> SparkSession:
-    """Build (or reuse) the SparkSession for ``--master`` and ``--conf``."""
+def session(
+    args: argparse.Namespace,
+    app: str = "chronojoin",
+    *,
+    hive: bool = False,
+    conf: Mapping[str, str] | None = None,
+) -> SparkSession:
+    """Build (or reuse) the SparkSession for ``--master`` and ``--conf``.
+
+    ``hive=True`` enables Hive support (a persistent metastore, e.g. for bucketed
+    tables); ``conf`` holds a command's own defaults, which ``--conf`` overrides.
+    """
     require_java()
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
@@ -33,6 +44,10 @@ def session(args: argparse.Namespace, app: str = "chronojoin") -> SparkSession:
     builder = SparkSession.builder.master(args.master).appName(app)
     builder = builder.config("spark.sql.session.timeZone", "UTC")
     builder = builder.config("spark.ui.showConsoleProgress", "false")
+    if hive:
+        builder = builder.enableHiveSupport()
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
     for key, value in key_value_pairs(getattr(args, "conf", [])).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
