@@ -1,10 +1,132 @@
-"""Public ``asof_join``."""
+"""Public ``asof_join``: validation, strategy choice, and nothing else."""
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from chronojoin.asof.choose import choose
+from chronojoin.asof.spec import Right, build_spec
+from chronojoin.asof.strategies import STRATEGIES
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+    from chronojoin._typing import AsofStrategy, Direction, DurationLike, How
+
+log = logging.getLogger("chronojoin.asof")
 
 
-def asof_join(left: Any, right: Any, **kwargs: Any) -> Any:
-    """As-of join (being written)."""
-    raise NotImplementedError
+def asof_join(
+    left: DataFrame,
+    right: DataFrame | Sequence[Right],
+    *,
+    on: str | None = None,
+    left_on: str | None = None,
+    right_on: str | None = None,
+    by: str | Sequence[str] | None = None,
+    left_by: str | Sequence[str] | None = None,
+    right_by: str | Sequence[str] | None = None,
+    direction: Direction = "backward",
+    allow_exact_matches: bool = True,
+    tolerance: DurationLike | None = None,
+    how: How = "left",
+    suffix: str = "_right",
+    strategy: AsofStrategy = "auto",
+    tiebreak: str | Sequence[str] | None = None,
+    buckets: int | None = None,
+) -> DataFrame:
+    """Join each left row with the right row that is nearest in time, never a future one.
+
+    For every left row, the right row with the same keys whose time is the greatest
+    ``<=`` the left time (``direction="backward"``, the point-in-time rule of feature
+    stores), the smallest ``>=`` it (``"forward"``), or the closer of the two
+    (``"nearest"``; on equal distance the backward candidate wins). The result is a
+    lazy plan; nothing runs until an action.
+
+    Parameters
+    ----------
+    left, right
+        The DataFrames. ``right`` may also be a list of :class:`chronojoin.Right`
+        specs, each joined as of the left row's time (the training-set case).
+    on, left_on, right_on
+        Time columns: ``on`` when both sides use the same name. Types: timestamp,
+        timestamp_ntz, date, integers, float, double (both sides compatible).
+    by, left_by, right_by
+        Equality keys (a name or a list). ``None``: one global timeline, still run
+        in parallel (time buckets with exact carry-over).
+    direction
+        ``"backward"``, ``"forward"`` or ``"nearest"``.
+    allow_exact_matches
+        ``False``: strictly earlier (backward) / later (forward) right rows only.
+    tolerance
+        Maximum ``|left time - right time|``, inclusive; a number for numeric times,
+        a ``datetime.timedelta`` or a string such as ``"1 hour"`` for timestamps.
+    how
+        ``"left"``: every left row exactly once (NULLs when nothing matches);
+        ``"inner"``: only left rows that found a match.
+    suffix
+        Appended to right column names that clash with left ones.
+    strategy
+        ``"auto"``, ``"exploding"``, ``"union"`` or ``"sort_merge"``; all return the
+        same rows.
+    tiebreak
+        Right columns deciding which of several right rows at the winning time is
+        returned (greatest values win). Without it, exactly one of them is returned.
+    buckets
+        Split each key's timeline into this many time buckets (exact carry-over
+        between buckets); by default only a global timeline (``by=None``) is split.
+
+    Returns
+    -------
+    DataFrame
+        All left columns in order, then the right columns (right keys named like
+        their left counterpart dropped, clashing names suffixed, the right time
+        column kept).
+
+    Raises
+    ------
+    ValueError
+        (:class:`chronojoin.InvalidArgumentError`) for an unknown column, option or
+        an unparsable or negative tolerance.
+    TypeError
+        (:class:`chronojoin.TimeTypeError`) for incompatible time or key columns.
+
+    Notes
+    -----
+    Strategies: ``union`` (one shuffle, one sort of both sides; the default),
+    ``sort_merge`` (one shuffle, a sort within partitions and a vectorised linear
+    pass), ``exploding`` (range join plus ``row_number``: cheap with one left row
+    per key, quadratic with many). NULL keys and NULL times never match.
+
+    Examples
+    --------
+    >>> quotes = spark.createDataFrame(
+    ...     [("A", 1, 10.0), ("A", 5, 11.0), ("B", 2, 20.0)], "sym string, t int, px double")
+    >>> trades = spark.createDataFrame(
+    ...     [("A", 4, 100), ("A", 5, 200), ("B", 1, 300)], "sym string, t int, qty int")
+    >>> cj.asof_join(trades, quotes, on="t", by="sym").orderBy("sym", "t").show()
+    +---+---+---+-------+----+
+    |sym|  t|qty|t_right|  px|
+    +---+---+---+-------+----+
+    |  A|  4|100|      1|10.0|
+    |  A|  5|200|      5|11.0|
+    |  B|  1|300|   NULL|NULL|
+    +---+---+---+-------+----+
+    <BLANKLINE>
+    """
+    spec = build_spec(
+        left, right, on=on, left_on=left_on, right_on=right_on, by=by, left_by=left_by,
+        right_by=right_by, direction=direction, allow_exact_matches=allow_exact_matches,
+        tolerance=tolerance, how=how, suffix=suffix, strategy=strategy, tiebreak=tiebreak,
+        buckets=buckets,
+    )
+    result: DataFrame = spec.left
+    for item in spec.rights:
+        name = spec.strategy
+        if name == "auto":
+            name, reason = choose(spec, item)
+            log.info("asof_join %s: strategy %r (%s)", item.what, name, reason)
+        result = STRATEGIES[name](result, item, spec)
+    return result

@@ -1,0 +1,124 @@
+"""Plan pieces shared by the as-of strategies.
+
+Every strategy works on two *tagged* frames with internal column names, so user
+column names never collide with ours:
+
+* left:  ``__k0..__kN`` (keys), ``__t`` (time ordinal), ``__l`` (struct of all left
+  columns, so duplicates and column order survive untouched);
+* right: ``__k0..__kN``, ``__t``, ``__tb0..`` (tie-break columns), ``__r`` (struct
+  ``{t, v}``: the right time ordinal and the struct of the right output columns).
+
+A strategy produces ``__l`` plus the matched ``__r`` candidates: ``__mb`` (the backward
+candidate) and/or ``__mf`` (forward). :func:`finish` applies ``nearest``, the
+tolerance, ``how`` and the output projection in one place.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from chronojoin._validate.columns import col
+from chronojoin._validate.timetypes import ordinal
+from chronojoin.asof.spec import AsofSpec, RightSpec
+
+LEFT_STRUCT = "__l"
+RIGHT_STRUCT = "__r"
+BACK = "__mb"
+FORWARD = "__mf"
+TIME = "__t"
+SIDE = "__s"
+BUCKET = "__b"
+
+
+def key_names(n: int) -> list[str]:
+    """Internal names of the equality keys."""
+    return [f"__k{i}" for i in range(n)]
+
+
+def tiebreak_names(n: int) -> list[str]:
+    """Internal names of the tie-break columns."""
+    return [f"__tb{i}" for i in range(n)]
+
+
+def side_codes(right: RightSpec) -> tuple[int, int]:
+    """``(right code, left code)``: the smaller code sorts first at equal times.
+
+    Inclusive matches put right rows before left rows at the same time, strict
+    matches put them after, so a plain "last right row so far" is the answer.
+    """
+    return (0, 1) if right.allow_exact_matches else (1, 0)
+
+
+def left_frame(df: DataFrame, spec: AsofSpec, right: RightSpec) -> DataFrame:
+    """The tagged left side (all rows kept, NULL keys and times included)."""
+    keys = [col(k).alias(n) for k, n in zip(right.keys.left, key_names(len(right.keys.left)))]
+    return df.select(
+        *keys,
+        ordinal(col(spec.left_on), spec.kind).alias(TIME),
+        F.struct(*[col(c) for c in df.columns]).alias(LEFT_STRUCT),
+    )
+
+
+def right_frame(spec: AsofSpec, right: RightSpec) -> DataFrame:
+    """The tagged right side; rows with a NULL key or time are dropped (never match)."""
+    df = right.df
+    knames = key_names(len(right.keys.right))
+    t = ordinal(col(right.on), spec.kind)
+    value = F.struct(*[col(src).alias(out) for src, out in right.outputs])
+    tagged = df.select(
+        *[col(k).alias(n) for k, n in zip(right.keys.right, knames)],
+        t.alias(TIME),
+        *[col(c).alias(n) for c, n in zip(right.tiebreak, tiebreak_names(len(right.tiebreak)))],
+        F.struct(t.alias("t"), value.alias("v")).alias(RIGHT_STRUCT),
+    )
+    valid = F.col(TIME).isNotNull()
+    for name in knames:
+        valid = valid & F.col(name).isNotNull()
+    return tagged.where(valid)
+
+
+def _within(match: Column, distance: Column, right: RightSpec) -> Column:
+    if right.tolerance is None:
+        return match
+    return F.when(distance <= F.lit(right.tolerance), match)
+
+
+def choose(right: RightSpec) -> Column:
+    """The matched right struct, from the candidates a strategy produced."""
+    lt = F.col(TIME)
+    if right.direction == "backward":
+        back = F.col(BACK)
+        return _within(back, lt - back["t"], right)
+    if right.direction == "forward":
+        fwd = F.col(FORWARD)
+        return _within(fwd, fwd["t"] - lt, right)
+    back, fwd = F.col(BACK), F.col(FORWARD)
+    back_d, fwd_d = lt - back["t"], fwd["t"] - lt
+    best = (
+        F.when(back.isNull(), fwd)
+        .when(fwd.isNull(), back)
+        .when(back_d <= fwd_d, back)
+        .otherwise(fwd)
+    )
+    best_d = F.when(back.isNull(), fwd_d).when(fwd.isNull(), back_d).otherwise(
+        F.least(back_d, fwd_d)
+    )
+    return _within(best, best_d, right)
+
+
+def finish(
+    matched: DataFrame, left_columns: list[str], right: RightSpec, how: str
+) -> DataFrame:
+    """From ``__t``, ``__l`` and the candidates to the user's output columns.
+
+    Left rows with a NULL time never match, whatever the strategy found for them.
+    """
+    m = F.when(F.col(TIME).isNotNull(), choose(right))
+    out = matched.select(F.col(LEFT_STRUCT), m.alias("__m"))
+    if how == "inner":
+        out = out.where(F.col("__m").isNotNull())
+    left_cols = [F.col(LEFT_STRUCT)[c].alias(c) for c in left_columns]
+    right_cols = [F.col("__m")["v"][out_name].alias(out_name) for _, out_name in right.outputs]
+    return out.select(*left_cols, *right_cols)
+

@@ -1,0 +1,19 @@
+"""As-of strategies: one module each, all with ``plan(left, right, spec) -> DataFrame``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pyspark.sql import DataFrame
+
+from chronojoin.asof.spec import AsofSpec, RightSpec
+from chronojoin.asof.strategies import exploding, sort_merge, union
+
+Plan = Callable[[DataFrame, RightSpec, AsofSpec], DataFrame]
+
+#: strategy name (as in ``strategy=`` and ``--strategy``) -> plan builder
+STRATEGIES: dict[str, Plan] = {
+    "exploding": exploding.plan,
+    "union": union.plan,
+    "sort_merge": sort_merge.plan,
+}

@@ -1,0 +1,87 @@
+"""``exploding``: the thesis's reference algorithm, kept as the correctness baseline.
+
+Join every left row with every right row of its key that lies on the right side of
+its time (within the tolerance), then keep the best pair per left row with
+``row_number``. Cost grows with the number of candidate pairs (left rows x right
+rows per key): cheap with one left row per key, quadratic when keys hold many left
+rows, and a nested-loop join when there is no key.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from chronojoin.asof.frames import (
+    BACK,
+    FORWARD,
+    RIGHT_STRUCT,
+    TIME,
+    finish,
+    key_names,
+    left_frame,
+    right_frame,
+    tiebreak_names,
+)
+from chronojoin.asof.spec import AsofSpec, RightSpec
+
+_ID = "__id"
+_RT = "__rt"
+
+
+def _time_condition(right: RightSpec) -> Column | None:
+    lt, rt = F.col(TIME), F.col(_RT)
+    tol = None if right.tolerance is None else F.lit(right.tolerance)
+    exact = right.allow_exact_matches
+    if right.direction == "backward":
+        cond = rt <= lt if exact else rt < lt
+        return cond if tol is None else cond & (rt >= lt - tol)
+    if right.direction == "forward":
+        cond = rt >= lt if exact else rt > lt
+        return cond if tol is None else cond & (rt <= lt + tol)
+    cond = None if exact else rt != lt
+    if tol is not None:
+        near = F.abs(lt - rt) <= tol
+        cond = near if cond is None else cond & near
+    return cond
+
+
+def _order(right: RightSpec, tbs: list[str]) -> list[Column]:
+    lt, rt = F.col(TIME), F.col(_RT)
+    ties = [F.col(c).desc_nulls_last() for c in tbs]
+    if right.direction == "backward":
+        return [rt.desc(), *ties]
+    if right.direction == "forward":
+        return [rt.asc(), *ties]
+    return [F.abs(lt - rt).asc(), (rt <= lt).desc(), *ties]
+
+
+def plan(left: DataFrame, right: RightSpec, spec: AsofSpec) -> DataFrame:
+    """Build the exploding plan for one right table."""
+    keys = key_names(len(right.keys.left))
+    tbs = tiebreak_names(len(right.tiebreak))
+    lf = left_frame(left, spec, right).withColumn(_ID, F.monotonically_increasing_id())
+    rf = right_frame(spec, right)
+    rf = rf.select(
+        *[F.col(k).alias(f"__r{k}") for k in keys], F.col(TIME).alias(_RT), *tbs, RIGHT_STRUCT
+    )
+    cond: Column | None = None
+    for k in keys:
+        eq = F.col(k) == F.col(f"__r{k}")
+        cond = eq if cond is None else cond & eq
+    time_cond = _time_condition(right)
+    if time_cond is not None:
+        cond = time_cond if cond is None else cond & time_cond
+    joined = lf.join(rf, on=cond if cond is not None else F.lit(True), how="left")
+    best = Window.partitionBy(_ID).orderBy(*_order(right, tbs))
+    joined = joined.withColumn("__rn", F.row_number().over(best)).where(F.col("__rn") == 1)
+    r, rt, lt = F.col(RIGHT_STRUCT), F.col(_RT), F.col(TIME)
+    if right.direction == "backward":
+        matched = joined.withColumn(BACK, r)
+    elif right.direction == "forward":
+        matched = joined.withColumn(FORWARD, r)
+    else:
+        matched = joined.withColumn(BACK, F.when(rt <= lt, r)).withColumn(
+            FORWARD, F.when(rt > lt, r)
+        )
+    return finish(matched, left.columns, right, spec.how)

@@ -1,0 +1,161 @@
+"""Every strategy against the brute-force oracle, DuckDB and pandas on seeded random data."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import chronojoin as cj
+from tests.asof.data import SPARK_TYPE, as_kind, numeric, random_rows, tolerance_for
+from tests.oracles.asof import brute_force, duckdb_asof
+
+STRATEGIES = ["exploding", "union", "sort_merge", "auto"]
+NAMED = ["exploding", "union", "sort_merge"]
+
+
+def _frames(spark, left, right, kind):
+    t = SPARK_TYPE[kind]
+    ldf = spark.createDataFrame(
+        [(r["lid"], r["k"], as_kind(r["t"], kind), r["label"]) for r in left],
+        f"lid int, k string, t {t}, label int",
+    )
+    rdf = spark.createDataFrame(
+        [(r["rid"], r["k"], as_kind(r["t"], kind), r["v"], r["tb"]) for r in right],
+        f"rid int, k string, t {t}, v double, tb int",
+    )
+    return ldf, rdf
+
+
+def _check(result, left, expected, how):
+    rows = result.select("lid", "rid").collect()
+    got: dict[int, list] = {}
+    for r in rows:
+        got.setdefault(r["lid"], []).append(r["rid"])
+    for lrow, allowed in zip(left, expected):
+        lid = lrow["lid"]
+        if not allowed and how == "inner":
+            assert lid not in got, f"left row {lid} has no match but was returned"
+            continue
+        assert lid in got, f"left row {lid} missing"
+        assert len(got[lid]) == 1, f"left row {lid} returned {len(got[lid])} times"
+        rid = got[lid][0]
+        if allowed:
+            assert rid in allowed, f"left row {lid}: got right {rid}, expected one of {allowed}"
+        else:
+            assert rid is None, f"left row {lid}: got right {rid}, expected no match"
+    assert len(rows) == len(got)
+
+
+def _oracle(left, right, kind, **kw):
+    lnum = [dict(r, t=numeric(r["t"], kind)) for r in left]
+    rnum = [dict(r, t=numeric(r["t"], kind)) for r in right]
+    return brute_force(lnum, rnum, left_on="t", right_on="t", left_by=["k"], right_by=["k"], **kw)
+
+
+@pytest.mark.parametrize("strategy", NAMED)
+@pytest.mark.parametrize("direction", ["backward", "forward", "nearest"])
+@pytest.mark.parametrize("exact", [True, False])
+@pytest.mark.parametrize("tol", [None, 3])
+def test_options_against_brute_force(spark, strategy, direction, exact, tol):
+    left, right = random_rows(seed=hash((direction, exact, tol)) % 1000)
+    ldf, rdf = _frames(spark, left, right, "int")
+    how = "inner" if tol == 3 and exact else "left"
+    out = cj.asof_join(ldf, rdf, on="t", by="k",
+                       direction=direction, allow_exact_matches=exact, tolerance=tol,
+                       how=how, strategy=strategy)
+    expected = _oracle(left, right, "int", direction=direction,
+                       allow_exact_matches=exact, tolerance=tol)
+    _check(out, left, expected, how)
+
+
+@pytest.mark.parametrize("strategy", NAMED)
+@pytest.mark.parametrize("exact", [True, False])
+def test_zero_tolerance_is_exact_only(spark, strategy, exact):
+    left, right = random_rows(seed=13, t_max=20)
+    ldf, rdf = _frames(spark, left, right, "int")
+    out = cj.asof_join(ldf, rdf, on="t", by="k", direction="nearest", tolerance=0,
+                       allow_exact_matches=exact, tiebreak="tb", strategy=strategy)
+    expected = _oracle(left, right, "int", direction="nearest", tolerance=0,
+                       allow_exact_matches=exact, tiebreak=["tb"])
+    assert any(expected) == exact
+    _check(out, left, expected, "left")
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("kind", ["double", "timestamp", "timestamp_ntz", "date"])
+def test_time_types(spark, strategy, kind):
+    left, right = random_rows(seed=7)
+    ldf, rdf = _frames(spark, left, right, kind)
+    out = cj.asof_join(ldf, rdf, on="t", by="k", direction="nearest",
+                       tolerance=tolerance_for(5, kind), strategy=strategy)
+    tol = 5 / 4 if kind == "double" else 5
+    expected = _oracle(left, right, kind, direction="nearest", tolerance=tol)
+    _check(out, left, expected, "left")
+
+
+@pytest.mark.parametrize("strategy", NAMED)
+@pytest.mark.parametrize("direction", ["backward", "forward", "nearest"])
+def test_tiebreak_is_deterministic(spark, strategy, direction):
+    left, right = random_rows(seed=11, t_max=15)
+    ldf, rdf = _frames(spark, left, right, "int")
+    out = cj.asof_join(ldf, rdf, on="t", by="k", direction=direction, tiebreak="tb",
+                       strategy=strategy)
+    expected = _oracle(left, right, "int", direction=direction, tiebreak=["tb"])
+    assert all(len(s) <= 1 for s in expected)
+    _check(out, left, expected, "left")
+
+
+@pytest.mark.parametrize("strategy", NAMED)
+@pytest.mark.parametrize("direction", ["backward", "nearest"])
+def test_no_key_global_timeline(spark, strategy, direction):
+    left, right = random_rows(seed=3, n_keys=1, null_share=0.0, t_max=400)
+    ldf, rdf = _frames(spark, left, right, "int")
+    out = cj.asof_join(ldf, rdf.drop("k"), on="t", direction=direction, tiebreak="tb",
+                       strategy=strategy)
+    lnum = [dict(r, k=1) for r in left]
+    rnum = [dict(r, k=1) for r in right]
+    expected = brute_force(lnum, rnum, left_on="t", right_on="t", left_by=["k"],
+                           right_by=["k"], direction=direction, tiebreak=["tb"])
+    _check(out, left, expected, "left")
+
+
+@pytest.mark.parametrize("strategy", ["union", "sort_merge"])
+@pytest.mark.parametrize("buckets", [1, 3, 50])
+def test_bucketed_keys_equal_unbucketed(spark, strategy, buckets):
+    left, right = random_rows(seed=5, t_max=200)
+    ldf, rdf = _frames(spark, left, right, "int")
+    out = cj.asof_join(ldf, rdf, on="t", by="k", direction="nearest", tiebreak="tb",
+                       strategy=strategy, buckets=buckets)
+    expected = _oracle(left, right, "int", direction="nearest", tiebreak=["tb"])
+    _check(out, left, expected, "left")
+
+
+@pytest.mark.parametrize("direction", ["backward", "forward"])
+@pytest.mark.parametrize("exact", [True, False])
+def test_against_duckdb_asof(spark, direction, exact):
+    left, right = random_rows(seed=21, null_share=0.0, t_max=10_000)
+    ldf, rdf = _frames(spark, left, right, "int")
+    ref = duckdb_asof(pd.DataFrame(left), pd.DataFrame(right), on="t", by=["k"],
+                      direction=direction, allow_exact_matches=exact)
+    expected = {int(a): (None if pd.isna(b) else int(b)) for a, b in zip(ref.lid, ref.rid)}
+    for strategy in STRATEGIES:
+        out = cj.asof_join(ldf, rdf, on="t", by="k", direction=direction,
+                           allow_exact_matches=exact, strategy=strategy)
+        got = {r["lid"]: r["rid"] for r in out.select("lid", "rid").collect()}
+        assert got == expected, strategy
+
+
+def test_against_pandas_merge_asof(spark):
+    left, right = random_rows(seed=31, null_share=0.0, t_max=10_000, hot_key=False)
+    ldf, rdf = _frames(spark, left, right, "int")
+    lp = pd.DataFrame(left).sort_values("t")
+    rp = pd.DataFrame(right).sort_values("t")
+    for direction in ("backward", "forward", "nearest"):
+        ref = pd.merge_asof(lp, rp[["rid", "k", "t"]], on="t", by="k",
+                            direction=direction, tolerance=50)
+        expected = {int(a): (None if pd.isna(b) else int(b)) for a, b in zip(ref.lid, ref.rid)}
+        for strategy in STRATEGIES:
+            out = cj.asof_join(ldf, rdf, on="t", by="k", direction=direction,
+                               tolerance=50, strategy=strategy)
+            got = {r["lid"]: r["rid"] for r in out.select("lid", "rid").collect()}
+            assert got == expected, (direction, strategy)
