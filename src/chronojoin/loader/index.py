@@ -1,0 +1,183 @@
+"""The key index: per partition value, the exact composite keys stored there.
+
+Layout: ``_chronojoin/index/<pcol>=<v>/`` holds Parquet files whose columns are the key
+columns, exactly as stored (no hashing, so no false duplicates). A batch adds one file
+``cj-<batch_id>-<n>.parquet`` per partition it wrote to, published by the same manifest
+as its data files ``part-cj-<batch_id>-...``. Rebuilding a partition from its data
+writes ``cj-rebuild-<token>-<n>.parquet`` and ``_covered.json`` listing the data files
+and index files of the rebuild.
+
+A partition's index is *complete* when, by file names alone (no data is read):
+
+* every data file is listed in ``_covered.json`` or is ``part-cj-<b>-...`` with an index
+  file ``cj-<b>-...`` present;
+* every index file is listed in ``_covered.json`` or belongs to a batch ``<b>`` with data
+  files present, and every file listed in ``_covered.json`` exists;
+* every index file has a readable Parquet footer whose columns are the keys.
+
+An incomplete partition (a missing, extra or unreadable index file, data written by
+another tool) is rebuilt from its own data with an ``IndexRebuiltWarning``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pyarrow.parquet as pq
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import types as T
+
+from chronojoin._validate.columns import col
+from chronojoin.loader.layout import (
+    META,
+    atomic_write_json,
+    data_files,
+    fsync_dir,
+    list_visible,
+    read_json,
+    walk_files,
+)
+
+COVERED = "_covered.json"
+_DATA_RE = re.compile(r"^part-cj-([0-9a-zA-Z_]+)-\d+")
+_INDEX_RE = re.compile(r"^cj-([0-9a-zA-Z_]+)-\d+\.parquet$")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the index code needs to know about a table."""
+
+    root: str
+    keys: tuple[str, ...]
+    partition_by: str
+    format: str
+
+    @property
+    def index_root(self) -> str:
+        """The index directory."""
+        return os.path.join(self.root, META, "index")
+
+    def index_dir(self, pdir: str) -> str:
+        """Return the index directory of one partition."""
+        return os.path.join(self.index_root, pdir)
+
+
+def _footer_ok(path: str, keys: Sequence[str]) -> bool:
+    try:
+        names = pq.read_schema(path).names
+    except Exception:  # any unreadable footer means a damaged file
+        return False
+    return list(names) == list(keys)
+
+
+def complete(layout: Layout, pdir: str) -> bool:
+    """Whether the index of partition ``pdir`` covers exactly its data files."""
+    data = data_files(os.path.join(layout.root, pdir))
+    idx_dir = layout.index_dir(pdir)
+    index = list_visible(idx_dir)
+    covered = read_json(os.path.join(idx_dir, COVERED)) or {}
+    covered_data = set(covered.get("data_files", []))
+    covered_index = set(covered.get("index_files", []))
+    if not covered_index <= set(index):
+        return False
+    index_batches = {m.group(1) for n in index if (m := _INDEX_RE.match(n))}
+    data_batches = {m.group(1) for n in data if (m := _DATA_RE.match(n))}
+    for name in data:
+        m = _DATA_RE.match(name)
+        if name not in covered_data and (m is None or m.group(1) not in index_batches):
+            return False
+    for name in index:
+        m = _INDEX_RE.match(name)
+        if name not in covered_index and (m is None or m.group(1) not in data_batches):
+            return False
+    return all(_footer_ok(os.path.join(idx_dir, n), layout.keys) for n in index)
+
+
+def index_schema(table_schema: T.StructType, layout: Layout) -> T.StructType:
+    """Key columns then the partition column, typed as in the table."""
+    by_name = {f.name: f for f in table_schema.fields}
+    return T.StructType([by_name[k] for k in layout.keys] + [by_name[layout.partition_by]])
+
+
+def read(spark: SparkSession, layout: Layout, table_schema: T.StructType,
+         pdirs: Sequence[str]) -> DataFrame | None:
+    """Index entries ``(keys..., pcol)`` of the given partitions (``None`` if none)."""
+    paths = [layout.index_dir(p) for p in pdirs if list_visible(layout.index_dir(p))]
+    if not paths:
+        return None
+    return (spark.read.schema(index_schema(table_schema, layout))
+            .option("basePath", layout.index_root).parquet(*paths))
+
+
+def read_all(spark: SparkSession, layout: Layout, table_schema: T.StructType) -> DataFrame | None:
+    """Every index entry of the table (for ``check``)."""
+    pdirs = [p for p in list_visible(layout.index_root)
+             if os.path.isdir(layout.index_dir(p))]
+    return read(spark, layout, table_schema, pdirs)
+
+
+def read_data(spark: SparkSession, layout: Layout, table_schema: T.StructType,
+              pdirs: Sequence[str]) -> DataFrame | None:
+    """Return the stored rows of the given partitions (``None`` if none)."""
+    paths = [os.path.join(layout.root, p) for p in pdirs
+             if data_files(os.path.join(layout.root, p))]
+    if not paths:
+        return None
+    return (spark.read.schema(table_schema).format(layout.format)
+            .option("basePath", layout.root).load(paths))
+
+
+def rebuild(spark: SparkSession, layout: Layout, table_schema: T.StructType,
+            pdirs: Sequence[str]) -> None:
+    """Rebuild the index of ``pdirs`` from their data files (crash-safe, idempotent)."""
+    pdirs = sorted(set(pdirs))
+    files = {p: data_files(os.path.join(layout.root, p)) for p in pdirs}
+    token = f"rebuild-{secrets.token_hex(6)}"
+    stage = os.path.join(layout.root, META, "staging", token)
+    data = read_data(spark, layout, table_schema, pdirs)
+    if data is not None:
+        keys = [col(k) for k in layout.keys]
+        (data.select(*keys, col(layout.partition_by)).distinct()
+         .repartition(col(layout.partition_by)).write.partitionBy(layout.partition_by)
+         .mode("overwrite").parquet(stage))
+    staged: dict[str, list[str]] = {}
+    for rel in walk_files(stage) if os.path.isdir(stage) else []:
+        staged.setdefault(os.path.dirname(rel), []).append(rel)
+    for pdir in pdirs:
+        _swap(layout, pdir, token, [os.path.join(stage, r) for r in staged.get(pdir, [])],
+              files[pdir])
+    shutil.rmtree(stage, ignore_errors=True)
+
+
+def _swap(layout: Layout, pdir: str, token: str, new_files: list[str],
+          covered_data: list[str]) -> None:
+    """Replace a partition's index files: drop the cover, delete, move, write the cover."""
+    idx_dir = layout.index_dir(pdir)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(os.path.join(idx_dir, COVERED))
+    for name in os.listdir(idx_dir) if os.path.isdir(idx_dir) else []:
+        if name != COVERED:
+            os.unlink(os.path.join(idx_dir, name))
+    if not new_files and not covered_data:
+        shutil.rmtree(idx_dir, ignore_errors=True)
+        return
+    os.makedirs(idx_dir, exist_ok=True)
+    names = []
+    for i, src in enumerate(sorted(new_files)):
+        name = f"cj-{token}-{i:05d}.parquet"
+        os.replace(src, os.path.join(idx_dir, name))
+        names.append(name)
+    fsync_dir(idx_dir)
+    atomic_write_json(os.path.join(idx_dir, COVERED),
+                      {"data_files": covered_data, "index_files": names})
+
+
+def remove_all(layout: Layout) -> None:
+    """Delete the whole index (before a full rebuild)."""
+    shutil.rmtree(layout.index_root, ignore_errors=True)

@@ -1,0 +1,171 @@
+"""The Spark plans of one load: batch statistics, the exact-value partitioner, dedup.
+
+The work is split as in the seed write-up: one Spark partition per distinct partition
+value of the batch (their number is read from the batch statistics). Spark's hash
+partitioning sends a row to ``pmod(murmur3(x, 42), n)``; :func:`exact_buckets` picks
+for each of the ``n`` values a small integer whose hash lands in its own slot, so
+``repartition(n, bucket)`` puts exactly one partition value in each Spark partition
+(no sampling, unlike range partitioning). Each task then deduplicates one partition
+value against that value's index and writes one file per partition directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pyspark.sql import Column, DataFrame, Observation, Window
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from chronojoin._validate.columns import col
+
+TAG = "__cj_tag"
+BUCKET = "__cj_bucket"
+_RN = "__cj_rn"
+_FIRST = "__cj_first"
+_MASK = 0xFFFFFFFF
+
+
+@dataclass(frozen=True)
+class BatchStats:
+    """Small statistics of a batch, from one aggregation job."""
+
+    rows: int
+    fingerprint: str
+    nulls: dict[str, int]
+    empty_partition_values: int
+    partition_values: tuple[Any, ...]
+
+
+def batch_stats(batch: DataFrame, keys: Sequence[str], partition_by: str) -> BatchStats:
+    """Row count, content fingerprint, NULL counts and the distinct partition values."""
+    everything = [col(c) for c in batch.columns]
+    checked = [*keys, partition_by]
+    aggs = [
+        F.count(F.lit(1)).alias("rows"),
+        F.sum(F.xxhash64(*everything).cast("decimal(38,0)")).alias("h1"),
+        F.sum(F.hash(*everything).cast("decimal(38,0)")).alias("h2"),
+        *[F.sum(F.when(col(c).isNull(), 1).otherwise(0)).alias(f"n{i}")
+          for i, c in enumerate(checked)],
+        F.sum(F.when(col(partition_by).cast("string") == "", 1).otherwise(0)).alias("empty"),
+        F.array_sort(F.collect_set(col(partition_by))).alias("values"),
+    ]
+    row = batch.agg(*aggs).collect()[0]
+    fingerprint = json.dumps([int(row["rows"]), str(row["h1"]), str(row["h2"]),
+                              batch.schema.simpleString()])
+    return BatchStats(
+        rows=int(row["rows"]),
+        fingerprint=hashlib.sha256(fingerprint.encode()).hexdigest(),
+        nulls={c: int(row[f"n{i}"] or 0) for i, c in enumerate(checked)},
+        empty_partition_values=int(row["empty"] or 0),
+        partition_values=tuple(row["values"] or ()),
+    )
+
+
+def batch_id(fingerprint: str, settings: dict[str, Any]) -> str:
+    """Return the batch id: a hash of the content and of what the loader does with it."""
+    text = json.dumps({"content": fingerprint, **settings}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _rotl(x: int, r: int) -> int:
+    return ((x << r) | (x >> (32 - r))) & _MASK
+
+
+def murmur3_int(value: int, seed: int = 42) -> int:
+    """Spark's ``hash(int)`` (Murmur3 x86 32-bit of one int), as a signed int."""
+    k1 = (value & _MASK) * 0xCC9E2D51 & _MASK
+    k1 = _rotl(k1, 15) * 0x1B873593 & _MASK
+    h1 = _rotl((seed & _MASK) ^ k1, 13)
+    h1 = (h1 * 5 + 0xE6546B64) & _MASK
+    h1 ^= 4
+    h1 ^= h1 >> 16
+    h1 = (h1 * 0x85EBCA6B) & _MASK
+    h1 ^= h1 >> 13
+    h1 = (h1 * 0xC2B2AE35) & _MASK
+    h1 ^= h1 >> 16
+    return h1 - (1 << 32) if h1 & 0x80000000 else h1
+
+
+def exact_buckets(n: int) -> list[int]:
+    """``n`` integers whose Spark hash partitions are exactly ``0 .. n-1``, in order."""
+    slots: list[int | None] = [None] * n
+    free, k = n, 0
+    while free:
+        slot = murmur3_int(k) % n
+        if slots[slot] is None:
+            slots[slot] = k
+            free -= 1
+        k += 1
+    return [s for s in slots if s is not None]
+
+
+def bucket_column(partition_by: str, dtype: T.DataType, values: Sequence[Any]) -> Column:
+    """Return an int column mapping each partition value to its own bucket."""
+    buckets = exact_buckets(len(values))
+    if len(values) == 1:
+        return F.lit(buckets[0]).cast("int")
+    pairs = []
+    for value, bucket in zip(values, buckets, strict=True):
+        pairs += [F.lit(value).cast(dtype), F.lit(bucket).cast("int")]
+    return F.element_at(F.create_map(*pairs), col(partition_by).cast(dtype))
+
+
+def _orderable(dtype: T.DataType) -> bool:
+    if isinstance(dtype, T.MapType):
+        return False
+    if isinstance(dtype, T.ArrayType):
+        return _orderable(dtype.elementType)
+    if isinstance(dtype, T.StructType):
+        return all(_orderable(f.dataType) for f in dtype.fields)
+    return True
+
+
+def winner_order(batch: DataFrame, order_by: Sequence[str | Column]) -> list[Column]:
+    """Return stored rows first, then ``order_by``, then a hash of the row, then its values."""
+    data = [col(c) for c in batch.columns]
+    user = [col(c) if isinstance(c, str) else c for c in order_by]
+    tie = [col(f.name).asc_nulls_first() for f in batch.schema.fields if _orderable(f.dataType)]
+    return [col(TAG), *user, F.xxhash64(*data), *tie]
+
+
+@dataclass(frozen=True)
+class Dedup:
+    """The rows to append and the observation that counts what happened."""
+
+    rows: DataFrame
+    observation: Observation
+
+
+def dedup(batch: DataFrame, index: DataFrame | None, *, keys: Sequence[str],
+          partition_by: str, order_by: Sequence[str | Column], policy: str,
+          bucket: Column, n: int) -> Dedup:
+    """Rows of ``batch`` to append: first per key, and not already in ``index``."""
+    columns = batch.columns
+    tagged = batch.withColumn(TAG, F.lit(1))
+    if index is not None and policy != "allow":
+        stored = index.select(*[col(c) for c in [*keys, partition_by]]).withColumn(TAG, F.lit(0))
+        tagged = tagged.unionByName(stored, allowMissingColumns=True)
+    spread = tagged.withColumn(BUCKET, bucket).repartition(n, col(BUCKET))
+    obs = Observation("chronojoin_load")
+    is_batch = col(TAG) == 1
+    if policy == "allow":
+        marked = spread.withColumn(_RN, F.lit(1)).withColumn(_FIRST, F.lit(1))
+    else:
+        w = Window.partitionBy(col(BUCKET), *[col(c) for c in [partition_by, *keys]])
+        w = w.orderBy(*winner_order(batch, order_by))
+        marked = (spread.withColumn(_RN, F.row_number().over(w))
+                  .withColumn(_FIRST, F.first(col(TAG)).over(w)))
+    new = is_batch & (col(_RN) == 1)
+    existing = is_batch & (col(_RN) == 2) & (col(_FIRST) == 0)
+    observed = marked.observe(
+        obs,
+        F.sum(F.when(is_batch, 1).otherwise(0)).alias("rows_in"),
+        F.sum(F.when(new, 1).otherwise(0)).alias("appended"),
+        F.sum(F.when(existing, 1).otherwise(0)).alias("existing"),
+    )
+    return Dedup(rows=observed.filter(new).select(*[col(c) for c in columns]), observation=obs)

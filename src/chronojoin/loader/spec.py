@@ -1,0 +1,85 @@
+"""Validation of the loader's arguments into a frozen spec (no Spark jobs)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import types as T
+
+from chronojoin._validate.columns import field, names
+from chronojoin._validate.options import check_literal, check_str
+from chronojoin.errors import InvalidArgumentError
+
+OnDuplicate = Literal["drop", "fail", "allow"]
+Format = Literal["parquet", "orc"]
+_PARTITION_TYPES = (T.DateType, T.StringType, T.ByteType, T.ShortType, T.IntegerType,
+                    T.LongType, T.BooleanType)
+
+
+@dataclass(frozen=True)
+class LoaderSpec:
+    """Validated loader settings."""
+
+    path: str | None
+    table: str | None
+    keys: tuple[str, ...]
+    partition_by: str
+    format: str
+    order_by: tuple[str | Column, ...]
+    on_duplicate: str
+
+    def settings(self) -> dict[str, Any]:
+        """Return what, besides the content, decides a batch's outcome (part of its id)."""
+        return {"keys": list(self.keys), "partition_by": self.partition_by,
+                "order_by": [str(c) for c in self.order_by], "on_duplicate": self.on_duplicate}
+
+
+def loader_spec(*, path: Any, table: Any, keys: Any, partition_by: Any, format: Any,
+                order_by: Any, on_duplicate: Any) -> LoaderSpec:
+    """Check the constructor's arguments."""
+    if (path is None) == (table is None):
+        msg = "exactly one of `path` and `table` must be given"
+        raise InvalidArgumentError(msg)
+    if path is not None:
+        check_str("path", path)
+    if table is not None:
+        check_str("table", table)
+    key_names = names("keys", keys)
+    if not key_names:
+        msg = "`keys` must name at least one column"
+        raise InvalidArgumentError(msg)
+    check_str("partition_by", partition_by)
+    if partition_by in key_names:
+        msg = f"`partition_by`: column {partition_by!r} is also in `keys`; list it only once"
+        raise InvalidArgumentError(msg)
+    order = () if order_by is None else (
+        (order_by,) if isinstance(order_by, (str, Column)) else tuple(order_by))
+    for c in order:
+        if not isinstance(c, (str, Column)):
+            msg = f"`order_by` must be column names or Columns; got {c!r}"
+            raise InvalidArgumentError(msg)
+    return LoaderSpec(
+        path=path, table=table, keys=key_names, partition_by=partition_by,
+        format=check_literal("format", format, Format), order_by=order,
+        on_duplicate=check_literal("on_duplicate", on_duplicate, OnDuplicate),
+    )
+
+
+def check_batch_columns(batch: DataFrame, spec: LoaderSpec) -> None:
+    """Key, partition and ``order_by`` columns exist; the partition type is supported."""
+    schema = batch.schema
+    for k in spec.keys:
+        f = field(schema, argument="keys", name=k, side="batch")
+        if isinstance(f.dataType, T.MapType):
+            msg = f"`keys`: column {k!r} is a map, which cannot be compared"
+            raise InvalidArgumentError(msg)
+    p = field(schema, argument="partition_by", name=spec.partition_by, side="batch")
+    if not isinstance(p.dataType, _PARTITION_TYPES):
+        msg = (f"`partition_by`: column {spec.partition_by!r} has type "
+               f"{p.dataType.simpleString()}; expected date, string, an integer type or boolean")
+        raise InvalidArgumentError(msg)
+    for c in spec.order_by:
+        if isinstance(c, str):
+            field(schema, argument="order_by", name=c, side="batch")

@@ -1,0 +1,135 @@
+"""Worked examples of the incremental loader: reports, winners, policies, formats."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+
+import pytest
+from pyspark.sql import functions as F
+from tests.oracles.loader import read_table
+
+import chronojoin as cj
+from chronojoin.errors import LoaderError
+
+D1, D2, D3 = dt.date(2024, 1, 1), dt.date(2024, 1, 2), dt.date(2024, 1, 3)
+SCHEMA = "user_id long, click_id string, event_date date, seq long"
+
+
+def loader(spark, path, **kw):
+    kw.setdefault("keys", ["user_id", "click_id"])
+    kw.setdefault("partition_by", "event_date")
+    return cj.IncrementalLoader(spark, path=str(path), **kw)
+
+
+def rows(spark, path, order=("event_date", "user_id", "click_id")):
+    return [tuple(r) for r in spark.read.parquet(str(path)).orderBy(*order)
+            .select("user_id", "click_id", "event_date", "seq").collect()]
+
+
+def test_seed_scenario_first_load_then_incremental(spark, tmp_path):
+    # hourly click stream, delivered at least once: duplicates inside a batch and later
+    first = spark.createDataFrame(
+        [(1, "a", D1, 1), (1, "a", D1, 2), (2, "b", D1, 3), (1, "a", D2, 4)], SCHEMA)
+    ld = loader(spark, tmp_path / "t", order_by="seq")
+    r = ld.append(first)
+    counts = (r.rows_in, r.rows_appended, r.duplicates_in_batch, r.duplicates_existing)
+    assert counts == (4, 3, 1, 0)
+    assert r.partitions_touched == 2 and r.files_written == 2 and not r.skipped
+    second = spark.createDataFrame([(2, "b", D1, 5), (3, "c", D1, 6), (3, "c", D1, 7),
+                                    (9, "z", D3, 8)], SCHEMA)
+    r = ld.append(second)
+    counts = (r.rows_in, r.rows_appended, r.duplicates_in_batch, r.duplicates_existing)
+    assert counts == (4, 2, 1, 1)
+    # the same key in another partition value is another row (duplicates never cross)
+    assert rows(spark, tmp_path / "t") == [
+        (1, "a", D1, 1), (2, "b", D1, 3), (3, "c", D1, 6), (1, "a", D2, 4), (9, "z", D3, 8)]
+    assert ld.check().ok
+    assert r.seconds > 0
+
+
+def test_same_batch_again_is_skipped_and_reported(spark, tmp_path):
+    b = spark.createDataFrame([(1, "a", D1, 1), (1, "a", D1, 2)], SCHEMA)
+    ld = loader(spark, tmp_path / "t")
+    first = ld.append(b)
+    again = ld.append(b)
+    assert again.skipped and again.batch_id == first.batch_id
+    assert (again.rows_in, again.rows_appended, again.duplicates_in_batch,
+            again.duplicates_existing) == (2, 0, 1, 1)
+    assert len(rows(spark, tmp_path / "t")) == 1
+
+
+def test_batch_id_reused_with_other_content_is_refused(spark, tmp_path):
+    ld = loader(spark, tmp_path / "t")
+    ld.append(spark.createDataFrame([(1, "a", D1, 1)], SCHEMA), batch_id="hour_01")
+    with pytest.raises(LoaderError, match=r"hour_01.*different content"):
+        ld.append(spark.createDataFrame([(2, "a", D1, 1)], SCHEMA), batch_id="hour_01")
+    r = ld.append(spark.createDataFrame([(1, "a", D1, 1)], SCHEMA), batch_id="hour_01")
+    assert r.skipped
+
+
+def test_winner_without_order_by_is_deterministic(spark, tmp_path):
+    data = [(k % 7, "x", D1 if k % 2 else D2, k) for k in range(60)]
+    a = spark.createDataFrame(data, SCHEMA)
+    b = spark.createDataFrame(list(reversed(data)), SCHEMA).repartition(5)
+    loader(spark, tmp_path / "a").append(a)
+    loader(spark, tmp_path / "b").append(b)
+    assert rows(spark, tmp_path / "a") == rows(spark, tmp_path / "b")
+    assert len(rows(spark, tmp_path / "a")) == 14
+
+
+def test_order_by_column_expression_desc(spark, tmp_path):
+    b = spark.createDataFrame([(1, "a", D1, 1), (1, "a", D1, 3), (1, "a", D1, 2)], SCHEMA)
+    loader(spark, tmp_path / "t", order_by=[F.col("seq").desc()]).append(b)
+    assert rows(spark, tmp_path / "t") == [(1, "a", D1, 3)]
+
+
+def test_on_duplicate_fail_writes_nothing(spark, tmp_path):
+    ld = loader(spark, tmp_path / "t", on_duplicate="fail")
+    ld.append(spark.createDataFrame([(1, "a", D1, 1)], SCHEMA))
+    before = sorted(os.listdir(tmp_path / "t" / "event_date=2024-01-01"))
+    with pytest.raises(LoaderError, match="1 key\\(s\\) already stored"):
+        ld.append(spark.createDataFrame([(1, "a", D1, 2), (5, "e", D1, 2)], SCHEMA))
+    assert sorted(os.listdir(tmp_path / "t" / "event_date=2024-01-01")) == before
+    assert not os.listdir(tmp_path / "t" / "_chronojoin" / "staging")
+
+
+def test_on_duplicate_allow_appends_everything(spark, tmp_path):
+    ld = loader(spark, tmp_path / "t", on_duplicate="allow")
+    r = ld.append(spark.createDataFrame([(1, "a", D1, 1), (1, "a", D1, 2)], SCHEMA))
+    assert (r.rows_appended, r.duplicates_in_batch) == (2, 0)
+    assert ld.check().duplicate_keys == 1
+
+
+def test_empty_batch_writes_nothing(spark, tmp_path):
+    r = loader(spark, tmp_path / "t").append(spark.createDataFrame([], SCHEMA))
+    assert (r.rows_in, r.rows_appended, r.partitions_touched) == (0, 0, 0)
+    assert not (tmp_path / "t").exists()
+
+
+def test_string_partition_values_with_special_characters_and_orc(spark, tmp_path):
+    schema = "k int, region string, v double"
+    values = ["eu/west", "a:b=c", "plain", "100%"]
+    data = [(i % 3, values[i % 4], float(i)) for i in range(24)]
+    ld = cj.IncrementalLoader(spark, path=str(tmp_path / "t"), keys="k", partition_by="region",
+                              format="orc", order_by="v")
+    r = ld.append(spark.createDataFrame(data, schema))
+    assert r.partitions_touched == 4 and r.rows_appended == 12
+    r = ld.append(spark.createDataFrame([(0, "eu/west", 99.0), (7, "a:b=c", 1.0)], schema))
+    assert (r.rows_appended, r.duplicates_existing) == (1, 1)
+    out = spark.read.orc(str(tmp_path / "t"))
+    assert out.count() == 13
+    assert sorted(r.region for r in out.select("region").distinct().collect()) == sorted(values)
+    assert ld.check().ok
+
+
+def test_integer_partition_and_keys_in_any_column_order(spark, tmp_path):
+    schema = "day int, id long, payload string"
+    ld = cj.IncrementalLoader(spark, path=str(tmp_path / "t"), keys=["id"], partition_by="day")
+    ld.append(spark.createDataFrame([(1, 1, "x"), (2, 1, "y")], schema))
+    # same columns, another order: conformed to the table's order
+    other_order = "payload string, day int, id long"
+    r = ld.append(spark.createDataFrame([("z", 1, 1), ("w", 3, 2)], other_order))
+    assert (r.rows_appended, r.duplicates_existing) == (1, 1)
+    t = read_table(str(tmp_path / "t"), "day")
+    assert sorted(zip(t["day"], t["id"], strict=True)) == [("1", 1), ("2", 1), ("3", 2)]
