@@ -106,14 +106,20 @@ def keys(
     right_by: Any,
     left_side: str = "left",
     right_side: str = "right",
+    arguments: tuple[str, str] | None = None,
 ) -> KeyPair:
-    """Resolve ``by``/``left_by``/``right_by`` into a checked :class:`KeyPair`."""
+    """Resolve ``by``/``left_by``/``right_by`` into a checked :class:`KeyPair`.
+
+    ``arguments`` overrides the argument names used in messages (left, right).
+    """
     lb, rb = pair(
         both=by, left=left_by, right=right_by,
         both_name="by", left_name="left_by", right_name="right_by",
     )
     left_arg = "by" if by is not None else "left_by"
     right_arg = "by" if by is not None else "right_by"
+    if arguments is not None:
+        left_arg, right_arg = arguments
     lnames, rnames = names(left_arg, lb), names(right_arg, rb)
     if len(lnames) != len(rnames):
         msg = "left_by and right_by must be same length"

@@ -55,7 +55,7 @@ def left_frame(df: DataFrame, spec: AsofSpec, right: RightSpec) -> DataFrame:
     keys = [col(k).alias(n) for k, n in zip(right.keys.left, key_names(len(right.keys.left)))]
     return df.select(
         *keys,
-        ordinal(col(spec.left_on), spec.kind).alias(TIME),
+        ordinal(col(spec.left_on), spec.left_kind).alias(TIME),
         F.struct(*[col(c) for c in df.columns]).alias(LEFT_STRUCT),
     )
 
@@ -64,7 +64,7 @@ def right_frame(spec: AsofSpec, right: RightSpec) -> DataFrame:
     """The tagged right side; rows with a NULL key or time are dropped (never match)."""
     df = right.df
     knames = key_names(len(right.keys.right))
-    t = ordinal(col(right.on), spec.kind)
+    t = ordinal(col(right.on), right.time_kind)
     value = F.struct(*[col(src).alias(out) for src, out in right.outputs])
     tagged = df.select(
         *[col(k).alias(n) for k, n in zip(right.keys.right, knames)],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,6 +63,7 @@ class RightSpec:
     tiebreak: tuple[str, ...]
     outputs: tuple[tuple[str, str], ...]
     what: str
+    time_kind: TimeKind
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ class AsofSpec:
     left: DataFrame
     left_on: str
     kind: TimeKind
+    left_kind: TimeKind
     rights: tuple[RightSpec, ...]
     how: How
     strategy: AsofStrategy
@@ -83,6 +86,7 @@ class _Defaults:
     right_on: str | None
     right_by: Any
     left_keys: tuple[str, ...]
+    by_argument: str
     direction: Direction
     allow_exact_matches: bool
     tolerance: Any
@@ -130,6 +134,7 @@ def build_spec(
     lfield = C.field(left.schema, argument=left_arg, name=lo, side="left")
     defaults = _Defaults(
         right_on=ro, right_by=rb, left_keys=C.names("by" if by is not None else "left_by", lb),
+        by_argument="by" if by is not None else "left_by",
         direction=direction, allow_exact_matches=allow_exact_matches,
         tolerance=tolerance, tiebreak=tiebreak, suffix=suffix,
     )
@@ -151,7 +156,7 @@ def build_spec(
         rights.append(spec)
     kind = common_kind(kinds)
     rights = [_with_tolerance(r, kind) for r in rights]
-    return AsofSpec(left, lo, kind, tuple(rights), how, strategy, buckets)
+    return AsofSpec(left, lo, kind, kinds[0][0], tuple(rights), how, strategy, buckets)
 
 
 def _right_spec(
@@ -167,8 +172,10 @@ def _right_spec(
     rfield = C.field(df.schema, argument=on_arg, name=ro, side=side)
     rkind = time_kind(rfield.dataType, argument=on_arg, column=ro, side=side)
     rb = item.by if item.by is not None else d.right_by
+    by_args = (d.by_argument, f"{what}.by" if item.by is not None else d.by_argument
+               if d.by_argument == "by" else "right_by")
     keys = C.keys(left.schema, df.schema, by=None, left_by=d.left_keys or None,
-                  right_by=rb, left_side="left", right_side=side)
+                  right_by=rb, left_side="left", right_side=side, arguments=by_args)
     direction = item.direction if item.direction is not None else d.direction
     check_literal(f"{what}.direction", direction, Direction)
     exact = item.allow_exact_matches
@@ -182,7 +189,7 @@ def _right_spec(
     outputs = right_output_names(left.columns, df.columns, keys, suffix=d.suffix,
                                  prefix=item.prefix, taken=taken, what=what)
     tol = d.tolerance if item.tolerance is _UNSET else item.tolerance
-    spec = RightSpec(df, ro, keys, direction, exact, tol, tiebreak, tuple(outputs), what)
+    spec = RightSpec(df, ro, keys, direction, exact, tol, tiebreak, tuple(outputs), what, rkind)
     return spec, (rkind, on_arg, ro, rfield.dataType)
 
 
@@ -194,5 +201,4 @@ def _with_tolerance(spec: RightSpec, kind: TimeKind) -> RightSpec:
     if value < 0:
         msg = f"`{arg}` must be positive or zero; got {spec.tolerance!r}"
         raise DurationError(msg)
-    return RightSpec(spec.df, spec.on, spec.keys, spec.direction, spec.allow_exact_matches,
-                     value, spec.tiebreak, spec.outputs, spec.what)
+    return dataclasses.replace(spec, tolerance=value)

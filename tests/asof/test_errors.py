@@ -1,0 +1,94 @@
+"""Every bad argument raises before any Spark job, naming the argument, column and side."""
+
+from __future__ import annotations
+
+import pytest
+
+import chronojoin as cj
+
+
+@pytest.fixture(scope="module")
+def frames(spark):
+    left = spark.createDataFrame([(1, 1, "a")], "id int, time int, label string")
+    right = spark.createDataFrame([(1, 1, 2.0)], "id int, time int, v double")
+    return left, right
+
+
+def test_missing_column_names_side_and_available(frames):
+    left, right = frames
+    with pytest.raises(cj.ColumnNotFoundError,
+                       match=r"`left_on`: column 'ts' not found in left; available: "
+                             r"\['id', 'time', 'label'\]"):
+        cj.asof_join(left, right, left_on="ts", right_on="time")
+    with pytest.raises(ValueError, match=r"`by`: column 'id' not found in right"):
+        cj.asof_join(left, right.withColumnRenamed("id", "x"), on="time", by="id")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "pattern"),
+    [
+        ({"direction": "backwards"}, r"`direction` must be one of \['backward', 'forward', "),
+        ({"how": "outer"}, r"`how` must be one of \['left', 'inner'\]"),
+        ({"strategy": "magic"}, r"`strategy` must be one of"),
+        ({"tolerance": -1}, r"`tolerance` must be positive or zero"),
+        ({"tolerance": "1 hour"}, r"`tolerance`: '1 hour' is a time span but the time "
+                                  r"columns are numeric"),
+        ({"allow_exact_matches": "yes"}, r"`allow_exact_matches` must be True or False"),
+        ({"tiebreak": "nope"}, r"`tiebreak`: column 'nope' not found in right"),
+        ({"buckets": 0}, r"`buckets` must be a positive integer"),
+    ],
+)
+def test_bad_options(frames, kwargs, pattern):
+    left, right = frames
+    with pytest.raises(ValueError, match=pattern):
+        cj.asof_join(left, right, on="time", by="id", **kwargs)
+
+
+def test_on_and_left_on_together(frames):
+    left, right = frames
+    with pytest.raises(ValueError, match=r"either `on` or `left_on`/`right_on`"):
+        cj.asof_join(left, right, on="time", left_on="time", right_on="time")
+    with pytest.raises(ValueError, match=r"left_by and right_by must be same length"):
+        cj.asof_join(left, right, on="time", left_by=["id", "label"], right_by=["id"])
+
+
+def test_incompatible_time_types(spark, frames):
+    left, _ = frames
+    right = spark.createDataFrame([(1, "2024-01-01")], "id int, time string")
+    with pytest.raises(TypeError, match=r"column 'time' of right has type string"):
+        cj.asof_join(left, right, on="time", by="id")
+    ts = spark.sql("select 1 as id, timestamp'2024-01-01 00:00:00' as time")
+    with pytest.raises(cj.TimeTypeError, match=r"incompatible time columns: on 'time' \(int\)"):
+        cj.asof_join(left, ts, on="time", by="id")
+
+
+def test_bad_duration_text(spark):
+    left = spark.sql("select 1 as id, timestamp'2024-01-01 00:00:00' as ts")
+    with pytest.raises(cj.DurationError, match=r"`tolerance`: cannot parse duration '1 fortnight'"):
+        cj.asof_join(left, left, on="ts", by="id", tolerance="1 fortnight")
+    with pytest.raises(cj.DurationError, match=r"has no unit"):
+        cj.asof_join(left, left, on="ts", by="id", tolerance=5)
+
+
+def test_key_types_must_match(spark, frames):
+    left, _ = frames
+    right = spark.createDataFrame([("1", 1)], "id string, time int")
+    with pytest.raises(TypeError, match=r"key 'id' of left is int but key 'id' of right is string"):
+        cj.asof_join(left, right, on="time", by="id")
+
+
+def test_right_spec_errors_name_position(spark, frames):
+    left, right = frames
+    with pytest.raises(ValueError, match=r"`right\[1\].on`: column 'at' not found in right\[1\]"):
+        cj.asof_join(left, [cj.Right(right), cj.Right(right, on="at")], on="time", by="id")
+    with pytest.raises(ValueError, match=r"right\[1\]: output column 'time_right'"):
+        cj.asof_join(left.withColumn("v", left.id), [cj.Right(right), cj.Right(right)],
+                     on="time", by="id")
+    with pytest.raises(TypeError, match=r"`right\[0\]` must be a DataFrame or a cj.Right"):
+        cj.asof_join(left, [right], on="time", by="id")
+
+
+def test_no_time_columns(frames):
+    left, right = frames
+    with pytest.raises(ValueError, match=r"give the time columns"):
+        cj.asof_join(left, right, by="id")

@@ -1,0 +1,122 @@
+"""Worked examples: output columns, duplicates, empty sides, NULLs, several right tables."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+import chronojoin as cj
+
+STRATEGIES = ["exploding", "union", "sort_merge"]
+
+
+@pytest.fixture(scope="module")
+def trades(spark):
+    return spark.createDataFrame(
+        [("A", 4, 100), ("A", 4, 100), ("A", 9, 150), ("B", 1, 300), (None, 5, 1), ("A", None, 2)],
+        "sym string, t int, qty int",
+    )
+
+
+@pytest.fixture(scope="module")
+def quotes(spark):
+    return spark.createDataFrame(
+        [("A", 1, 10.0, None), ("A", 5, 11.0, "x"), ("B", 2, 20.0, "y"), (None, 1, 0.0, "z")],
+        "sym string, t int, px double, note string",
+    )
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_backward_left_keeps_every_row_once(trades, quotes, strategy):
+    out = cj.asof_join(trades, quotes, on="t", by="sym", strategy=strategy)
+    assert out.columns == ["sym", "t", "qty", "t_right", "px", "note"]
+    rows = sorted(out.collect(), key=lambda r: (str(r.sym), r.t or -1, r.qty))
+    assert [tuple(r) for r in rows] == [
+        ("A", None, 2, None, None, None),
+        ("A", 4, 100, 1, 10.0, None),
+        ("A", 4, 100, 1, 10.0, None),
+        ("A", 9, 150, 5, 11.0, "x"),
+        ("B", 1, 300, None, None, None),
+        (None, 5, 1, None, None, None),
+    ]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_inner_drops_unmatched(trades, quotes, strategy):
+    out = cj.asof_join(trades, quotes, on="t", by="sym", how="inner", strategy=strategy)
+    assert sorted(r.qty for r in out.collect()) == [100, 100, 150]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_matched_row_is_exact_even_with_null_values(spark, strategy):
+    left = spark.createDataFrame([(1, 10)], "id int, t int")
+    right = spark.createDataFrame([(1, 5, "a", 1.0), (1, 8, None, None)],
+                                  "id int, t int, s string, x double")
+    out = cj.asof_join(left, right, on="t", by="id", strategy=strategy).collect()
+    assert [tuple(r) for r in out] == [(1, 10, 8, None, None)]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_empty_sides(spark, strategy):
+    left = spark.createDataFrame([(1, 10)], "id int, t int")
+    empty_r = spark.createDataFrame([], "id int, t int, v double")
+    empty_l = spark.createDataFrame([], "id int, t int")
+    right = spark.createDataFrame([(1, 5, 1.0)], "id int, t int, v double")
+    assert [tuple(r) for r in cj.asof_join(left, empty_r, on="t", by="id",
+                                           strategy=strategy).collect()] == [(1, 10, None, None)]
+    assert cj.asof_join(empty_l, right, on="t", by="id", strategy=strategy).count() == 0
+
+
+def test_different_names_and_several_keys(spark):
+    left = spark.createDataFrame([(1, "x", 10, 7)], "a int, b string, lt int, v int")
+    right = spark.createDataFrame([(1, "x", 3, 1), (1, "y", 9, 2)],
+                                  "ra long, rb string, rt int, v int")
+    out = cj.asof_join(left, right, left_on="lt", right_on="rt", left_by=["a", "b"],
+                       right_by=["ra", "rb"])
+    assert out.columns == ["a", "b", "lt", "v", "ra", "rb", "rt", "v_right"]
+    assert [tuple(r) for r in out.collect()] == [(1, "x", 10, 7, 1, "x", 3, 1)]
+
+
+def test_timestamp_with_string_tolerance(spark):
+    t0 = dt.datetime(2024, 5, 1, 12, 0, 0)
+    left = spark.createDataFrame([(1, t0)], "id int, ts timestamp")
+    right = spark.createDataFrame([(1, t0 - dt.timedelta(minutes=30), 1.5)],
+                                  "id int, ts timestamp, f double")
+    hit = cj.asof_join(left, right, on="ts", by="id", tolerance="30 minutes").collect()[0]
+    miss = cj.asof_join(left, right, on="ts", by="id", tolerance="29 minutes").collect()[0]
+    assert hit.f == 1.5 and miss.f is None
+    assert hit.ts_right == t0 - dt.timedelta(minutes=30)
+
+
+def test_date_left_timestamp_right(spark):
+    left = spark.createDataFrame([(1, dt.date(2024, 1, 2))], "id int, d date")
+    right = spark.createDataFrame([(1, dt.datetime(2024, 1, 1, 23, 0), 1),
+                                   (1, dt.datetime(2024, 1, 2, 0, 0, 1), 2)],
+                                  "id int, ts timestamp, v int")
+    out = cj.asof_join(left, right, left_on="d", right_on="ts", by="id").collect()[0]
+    assert out.v == 1
+
+
+def test_several_right_tables_with_prefixes(spark):
+    labels = spark.createDataFrame([(1, 10, "y"), (2, 10, "n")], "user int, t int, label string")
+    clicks = spark.createDataFrame([(1, 3, 5), (1, 9, 6), (2, 12, 7)],
+                                   "user int, t int, n int")
+    spend = spark.createDataFrame([(1, 1, 9.5), (2, 2, 1.0)], "uid int, at int, total double")
+    out = cj.asof_join(labels, [
+        cj.Right(clicks, prefix="clicks_"),
+        cj.Right(spend, on="at", by="uid", prefix="spend_", tolerance=8),
+    ], on="t", by="user")
+    assert out.columns == ["user", "t", "label", "clicks_t", "clicks_n", "spend_uid",
+                           "spend_at", "spend_total"]
+    rows = {r.user: tuple(r) for r in out.collect()}
+    assert rows[1] == (1, 10, "y", 9, 6, None, None, None)
+    assert rows[2] == (2, 10, "n", None, None, 2, 2, 1.0)
+
+
+def test_several_right_tables_own_direction(spark):
+    left = spark.createDataFrame([(1, 10)], "id int, t int")
+    r = spark.createDataFrame([(1, 8, "b"), (1, 12, "f")], "id int, t int, v string")
+    out = cj.asof_join(left, [cj.Right(r, prefix="back_"),
+                              cj.Right(r, prefix="fwd_", direction="forward")], on="t", by="id")
+    assert [tuple(x) for x in out.collect()] == [(1, 10, 8, "b", 12, "f")]
