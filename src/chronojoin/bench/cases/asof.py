@@ -1,0 +1,245 @@
+"""The thesis's as-of join study (chapter 5) as benchmark cases.
+
+Datasets (section 3.3.1, :func:`chronojoin.datagen.thesis`): sizes in ids, the row
+orders ``asc``/``desc``/``random``, bucketed copies (20/40/80/160 buckets) of the
+largest ascending dataset, 100 left rows per id, and one key holding half of the rows.
+
+Methods: chronojoin's strategies (``exploding``, ``union``, ``sort_merge``, ``auto``);
+the FLOOR baseline (union of both sides' ``(id, time)``, one shuffle by id and a sort
+within partitions: what any shuffle-and-sort algorithm must at least pay); Spark's own
+``_joinAsOf`` with ``spark.sql.join.sortMergeAsOfJoin.enabled=true`` and with its
+default plan (both with a time limit); tempo's ``asofJoin`` when tempo is installed; and
+DuckDB's ``ASOF JOIN`` on the same Parquet files (a single-node reference, run in the
+driver process with as many threads as the master has cores).
+
+The answer check hashes ``id, time, label, time_right``: the matched right time, not
+its ``value``, because with several right rows at the winning time any one of them is
+a correct answer.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from chronojoin.bench.case import Case, Inputs, Method
+from chronojoin.bench.data import bucketed_tables, cached_parquet
+from chronojoin.datagen import THESIS_BUCKETS, dataset_name, thesis
+
+STRATEGIES = ("exploding", "union", "sort_merge", "auto")
+CHECKSUM_COLUMNS = ("id", "time", "label", "time_right")
+SIZES = (10_000, 100_000)
+QUICK_SIZES = (1_000,)
+ORDERS = ("asc", "desc", "random")
+
+
+def cases(
+    *,
+    sizes: Sequence[int] | None = None,
+    quick: bool = False,
+    data_dir: str | None = None,
+    seed: int = 0,
+    orders: Sequence[str] | None = None,
+    buckets: Sequence[int] | None = None,
+    variants: Sequence[str] | None = None,
+    time_type: str = "timestamp",
+    timeout_s: float | None = None,
+) -> list[Case]:
+    """Build the as-of cases.
+
+    Parameters
+    ----------
+    sizes
+        Numbers of ids (default 10,000 and 100,000; ``quick``: 1,000).
+    quick
+        One small ascending dataset only (proves the harness, CI).
+    data_dir
+        Where generated Parquet inputs are cached.
+    seed
+        Generator seed.
+    orders
+        Row orders of the size study (default asc, desc, random).
+    buckets
+        Bucket counts for the bucketing study at the largest size (default 20/40/80/160).
+    variants
+        Subset of ``size``, ``order``, ``buckets``, ``many_left``, ``hot_key``.
+    time_type
+        ``timestamp`` or ``integer`` time columns.
+    timeout_s
+        Time limit of Spark's ``_joinAsOf`` plans (default 600 s, quick 10 s).
+    """
+    sizes = tuple(sizes or (QUICK_SIZES if quick else SIZES))
+    limit = timeout_s or (10.0 if quick else 600.0)
+    if quick:
+        chosen: Sequence[str] = variants or ("size",)
+        orders = ("asc",)
+    else:
+        chosen = variants or ("size", "order", "buckets", "many_left", "hot_key")
+    largest = max(sizes)
+    out: list[Case] = []
+
+    def add(variant: str, n_ids: int, **params: Any) -> None:
+        out.append(
+            _case(
+                variant, n_ids, data_dir=data_dir, seed=seed, time_type=time_type,
+                limit=limit, **params,
+            )
+        )
+
+    for n in sizes:
+        for order in orders or ORDERS:
+            if order == "asc" and "size" in chosen:
+                add("size", n, order="asc")
+            elif order != "asc" and "order" in chosen:
+                add("order", n, order=order)
+    if "buckets" in chosen:
+        for b in buckets or THESIS_BUCKETS:
+            add("buckets", largest, order="asc", buckets=int(b))
+    if "many_left" in chosen:
+        add("many_left", min(sizes), order="asc", left_rows_per_id=100)
+    if "hot_key" in chosen:
+        add("hot_key", largest, order="asc", skew=0.5)
+    return out
+
+
+def _case(
+    variant: str, n_ids: int, *, data_dir: str | None, seed: int, time_type: str,
+    limit: float, order: str, buckets: int | None = None, left_rows_per_id: int = 1,
+    skew: float = 0.0,
+) -> Case:
+    gen = {
+        "n_ids": n_ids, "order": order, "time_type": time_type, "seed": seed,
+        "left_rows_per_id": left_rows_per_id, "skew": skew,
+    }
+    params = {"variant": variant, **gen, "buckets": buckets}
+    name = f"asof {variant} n={n_ids} {order}"
+    if buckets:
+        name += f" b={buckets}"
+    if left_rows_per_id > 1:
+        name += f" left/id={left_rows_per_id}"
+    if skew:
+        name += f" hot={skew:g}"
+    load = functools.partial(_load, data_dir=data_dir, gen=gen, buckets=buckets)
+    return Case(
+        name=name, load=load, methods=methods(limit), params=params,
+        checksum_columns=CHECKSUM_COLUMNS,
+    )
+
+
+def _load(
+    spark: Any, *, data_dir: str | None, gen: dict[str, Any], buckets: int | None
+) -> Inputs:
+    name = dataset_name("thesis", **gen)
+    make = functools.partial(_generate, spark, gen)
+    inputs = cached_parquet(spark, data_dir, name, make, params=gen)
+    if buckets:
+        tables = {"left": inputs["left"], "right": inputs["right"]}
+        inputs.update(bucketed_tables(spark, tables, name=name, buckets=buckets))
+    inputs["threads"] = _cores(spark)
+    return inputs
+
+
+def _generate(spark: Any, gen: dict[str, Any]) -> dict[str, DataFrame]:
+    left, right = thesis(spark, gen["n_ids"], **{k: v for k, v in gen.items() if k != "n_ids"})
+    return {"left": left, "right": right}
+
+
+def _cores(spark: Any) -> int:
+    master = str(spark.conf.get("spark.master", "local[*]"))
+    found = re.match(r"local\[(\d+)", master)
+    return int(found.group(1)) if found else (os.cpu_count() or 1)
+
+
+def methods(limit: float) -> tuple[Method, ...]:
+    """Every method of an as-of case (tempo only when installed)."""
+    out = [Method("floor", _floor, baseline=True, checked=False)]
+    out.extend(Method(s, functools.partial(_chronojoin, strategy=s)) for s in STRATEGIES)
+    out.append(
+        Method(
+            "spark_smj", _spark_asof, timeout_s=limit,
+            spark_conf={"spark.sql.join.sortMergeAsOfJoin.enabled": "true"},
+        )
+    )
+    out.append(
+        Method(
+            "spark_default", _spark_asof, timeout_s=limit,
+            spark_conf={"spark.sql.join.sortMergeAsOfJoin.enabled": "false"},
+        )
+    )
+    if _tempo_available():
+        out.append(Method("tempo", _tempo, timeout_s=limit))
+    out.append(Method("duckdb", _duckdb, local=True, timeout_s=limit))
+    return tuple(out)
+
+
+def _floor(inputs: Inputs) -> DataFrame:
+    left, right = inputs["left"], inputs["right"]
+    both = left.select("id", "time").unionByName(right.select("id", "time"))
+    return both.repartition(F.col("id")).sortWithinPartitions("id", "time")
+
+
+def _chronojoin(inputs: Inputs, *, strategy: str) -> DataFrame:
+    import chronojoin as cj
+
+    join: Any = cj.asof_join  # strategy names are checked by asof_join itself
+    return join(inputs["left"], inputs["right"], on="time", by="id", strategy=strategy)
+
+
+def _spark_asof(inputs: Inputs) -> DataFrame:
+    left = inputs["left"].withColumn("_lt", F.col("time").cast("long"))
+    right = inputs["right"].select(
+        F.col("id").alias("_rid"), F.col("time").alias("time_right"), "value",
+        F.col("time").cast("long").alias("_rt"),
+    )
+    joined = left._joinAsOf(
+        right, leftAsOfColumn="_lt", rightAsOfColumn="_rt",
+        on=left["id"] == right["_rid"], how="left", direction="backward",
+    )
+    return joined.select("id", "time", "label", "time_right", "value")
+
+
+def _tempo_available() -> bool:
+    try:
+        import tempo  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _tempo(inputs: Inputs) -> DataFrame:
+    from tempo import TSDF
+
+    left = TSDF(inputs["left"], ts_col="time", partition_cols=["id"])
+    right = TSDF(inputs["right"], ts_col="time", partition_cols=["id"])
+    out = left.asofJoin(right, right_prefix="r").df
+    return out.select(
+        "id", "time", "label", F.col("r_time").alias("time_right"), F.col("r_value").alias("value")
+    )
+
+
+def _duckdb(inputs: Inputs) -> tuple[int, None]:
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        con.execute(f"SET threads = {int(inputs.get('threads', 1))}")
+        left = os.path.join(inputs["left_path"], "*.parquet")
+        right = os.path.join(inputs["right_path"], "*.parquet")
+        query = (
+            "SELECT count(*), sum(hash(l.id, l.time, l.label, r.time, r.value)) "
+            "FROM read_parquet(?) l ASOF LEFT JOIN read_parquet(?) r "
+            "ON l.id = r.id AND l.time >= r.time"
+        )
+        row = con.execute(query, [left, right]).fetchone()
+    finally:
+        con.close()
+    if row is None:
+        msg = "DuckDB returned no row"
+        raise RuntimeError(msg)
+    return int(row[0]), None

@@ -1,0 +1,304 @@
+"""Runs benchmark cases: methods x repetitions, interleaved, timed, checked, measured.
+
+For each case the runner loads the inputs once, then
+
+1. checks the answers: every method with ``checked=True`` computes
+   :func:`chronojoin.bench.case.checksum` of its result (untimed; this also warms the
+   JVM up). The most common ``(rows, checksum)`` is the reference; a method that
+   disagrees is recorded as ``"wrong"`` and not timed, so a fast wrong answer cannot
+   win. A local method returning ``checksum=None`` is checked on its row count only.
+2. times ``repetitions`` rounds; in round ``r`` the method order is rotated by ``r``
+   so that machine noise and warm caches hit all methods alike. A Spark method is forced
+   with ``df.write.format("noop").mode("overwrite").save()``; its jobs are tagged
+   (``SparkSession.addTag``) to read their metrics from the UI's REST API.
+
+A method that exceeds its timeout is interrupted (``interruptTag``; on classic sessions,
+where tags are thread-local, ``interruptAll``: the runner runs one operation at a time),
+recorded as ``"timeout"`` and not run again for that case.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import itertools
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from chronojoin.bench import metrics as M
+from chronojoin.bench.case import Case, Method, checksum
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from chronojoin.bench.progress import Progress
+
+Sink = Callable[[dict[str, Any]], None]
+_tags = itertools.count()
+
+
+class TimedOut(Exception):
+    """A method ran past its timeout and was interrupted."""
+
+
+def family_cases(family: str, **params: Any) -> list[Case]:
+    """``chronojoin.bench.cases.<family>.cases(**params)``, passing only accepted params."""
+    try:
+        module = import_module(f"chronojoin.bench.cases.{family}")
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.endswith(f"cases.{family}"):
+            msg = f"no benchmark cases for {family!r} (module chronojoin.bench.cases.{family})"
+            raise ValueError(msg) from exc
+        raise
+    factory = module.cases
+    accepted = inspect.signature(factory).parameters
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()):
+        params = {k: v for k, v in params.items() if k in accepted}
+    return list(factory(**params))
+
+
+@dataclass
+class Runner:
+    """Runs cases in one session and sends one record per run to ``sink``."""
+
+    spark: SparkSession
+    sink: Sink
+    repetitions: int = 3
+    methods: Sequence[str] | None = None
+    timeout_s: float | None = None
+    context: Mapping[str, Any] = field(default_factory=dict)
+    progress: Progress | None = None
+    metrics_wait_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        self.ui = M.ui_client(self.spark)
+
+    def selected(self, case: Case) -> list[Method]:
+        """Return the case's methods, filtered by ``methods`` (baselines always stay)."""
+        if not self.methods:
+            return list(case.methods)
+        return [m for m in case.methods if m.name in self.methods or m.baseline]
+
+    def steps(self, case: Case) -> int:
+        """Progress steps of one case: one check per checked method plus the timed runs."""
+        chosen = self.selected(case)
+        return sum(m.checked for m in chosen) + len(chosen) * self.repetitions
+
+    def run(self, cases: Sequence[Case], family: str = "") -> list[dict[str, Any]]:
+        """Run every case; return the records (also sent to ``sink``)."""
+        out: list[dict[str, Any]] = []
+        for case in cases:
+            out.extend(self.run_case(case, family))
+        return out
+
+    def run_case(self, case: Case, family: str = "") -> list[dict[str, Any]]:
+        """Load, check and time one case."""
+        chosen = self.selected(case)
+        records: list[dict[str, Any]] = []
+
+        def emit(method: Method, **fields: Any) -> None:
+            rec = self._record(family, case, method, **fields)
+            records.append(rec)
+            self.sink(rec)
+
+        self._show(f"{case.name}: loading inputs", 0)
+        try:
+            inputs = case.load(self.spark)
+        except Exception as exc:
+            for m in chosen:
+                emit(m, status="error", error=f"load: {_one_line(exc)}")
+            if self.progress is not None:
+                self.progress.done += self.steps(case)
+            return records
+        excluded = self._check(case, chosen, inputs, emit)
+        for rep in range(self.repetitions):
+            shift = rep % max(len(chosen), 1)
+            for m in chosen[shift:] + chosen[:shift]:
+                if m.name in excluded:
+                    self._show(f"{case.name} {m.name}: skipped")
+                    continue
+                self._show(f"{case.name} {m.name} rep {rep + 1}/{self.repetitions}")
+                status, fields = self._timed(m, inputs)
+                emit(m, repetition=rep, status=status, **fields)
+                if status != "ok":
+                    excluded.add(m.name)
+        return records
+
+    # -- answer check -------------------------------------------------------------------
+
+    def _check(
+        self, case: Case, chosen: list[Method], inputs: Any, emit: Callable[..., None]
+    ) -> set[str]:
+        answers: dict[str, tuple[int, str | None]] = {}
+        excluded: set[str] = set()
+        for m in (m for m in chosen if m.checked):
+            self._show(f"{case.name} {m.name}: checking the answer")
+            try:
+                answers[m.name] = self._answer(m, inputs, case.checksum_columns)
+            except TimedOut:
+                emit(m, status="timeout", phase="check", error=f"over {self._limit(m)} s")
+                excluded.add(m.name)
+            except Exception as exc:
+                emit(m, status="error", phase="check", error=_one_line(exc))
+                excluded.add(m.name)
+        reference = _reference(answers)
+        for name, (rows, digest) in answers.items():
+            ok = reference is not None and rows == reference[0] and (
+                digest is None or digest == reference[1]
+            )
+            if not ok:
+                m = next(x for x in chosen if x.name == name)
+                emit(
+                    m, status="wrong", phase="check", rows=rows, checksum=digest,
+                    expected_rows=reference[0] if reference else None,
+                    expected_checksum=reference[1] if reference else None,
+                )
+                excluded.add(name)
+        self._answers = answers
+        return excluded
+
+    def _answer(
+        self, m: Method, inputs: Any, columns: tuple[str, ...] | None
+    ) -> tuple[int, str | None]:
+        if m.local:
+            rows, digest = self._with_timeout_local(m, inputs)
+            return int(rows), None if digest is None else str(digest)
+        with self._session_conf(m.spark_conf), self._tagged(m):
+            row = checksum(m.build(inputs), columns).collect()[0]
+        return int(row["rows"]), None if row["checksum"] is None else str(row["checksum"])
+
+    # -- timed runs ---------------------------------------------------------------------
+
+    def _timed(self, m: Method, inputs: Any) -> tuple[str, dict[str, Any]]:
+        answer = getattr(self, "_answers", {}).get(m.name)
+        fields: dict[str, Any] = {"rows": answer[0] if answer else None}
+        try:
+            if m.local:
+                start = time.perf_counter()
+                rows, _ = self._with_timeout_local(m, inputs)
+                fields["elapsed_s"] = time.perf_counter() - start
+                fields["rows"] = int(rows)
+                fields["metrics"] = M.empty()
+                return "ok", fields
+            with self._session_conf(m.spark_conf), self._tagged(m) as tag:
+                start = time.perf_counter()
+                m.build(inputs).write.format("noop").mode("overwrite").save()
+                fields["elapsed_s"] = time.perf_counter() - start
+            fields["metrics"] = M.collect(self.ui, tag, wait_s=self.metrics_wait_s)
+            return "ok", fields
+        except TimedOut:
+            return "timeout", {**fields, "error": f"over {self._limit(m)} s"}
+        except Exception as exc:
+            return "error", {**fields, "error": _one_line(exc)}
+
+    def _limit(self, m: Method) -> float | None:
+        limits = [x for x in (m.timeout_s, self.timeout_s) if x is not None]
+        return min(limits) if limits else None
+
+    @contextlib.contextmanager
+    def _tagged(self, m: Method) -> Iterator[str]:
+        """Tag the jobs of the block; interrupt them after the method's time limit."""
+        tag = f"cjbench-{next(_tags)}-{int(time.time() * 1000)}"
+        limit = self._limit(m)
+        fired = threading.Event()
+
+        def interrupt() -> None:
+            fired.set()
+            with contextlib.suppress(Exception):
+                if not self.spark.interruptTag(tag):
+                    self.spark.interruptAll()
+
+        timer = threading.Timer(limit, interrupt) if limit else None
+        self.spark.addTag(tag)
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
+        try:
+            yield tag
+        except Exception as exc:
+            if fired.is_set():
+                raise TimedOut(tag) from exc
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
+            self.spark.removeTag(tag)
+        if fired.is_set():  # interrupted just as it finished: not a valid time
+            raise TimedOut(tag)
+
+    def _with_timeout_local(self, m: Method, inputs: Any) -> tuple[Any, Any]:
+        box: dict[str, Any] = {}
+
+        def target() -> None:
+            try:
+                box["value"] = m.build(inputs)
+            except BaseException as exc:
+                box["error"] = exc
+
+        worker = threading.Thread(target=target, daemon=True, name=f"cjbench-{m.name}")
+        worker.start()
+        worker.join(self._limit(m))
+        if worker.is_alive():
+            raise TimedOut(m.name)
+        if "error" in box:
+            raise box["error"]
+        rows, digest = box["value"]
+        return rows, digest
+
+    @contextlib.contextmanager
+    def _session_conf(self, conf: Mapping[str, str]) -> Iterator[None]:
+        """Set ``conf`` for the block and restore the previous values."""
+        previous: dict[str, str | None] = {}
+        for key, value in conf.items():
+            previous[key] = self.spark.conf.get(key, None)
+            self.spark.conf.set(key, value)
+        try:
+            yield
+        finally:
+            for key, old in previous.items():
+                if old is None:
+                    self.spark.conf.unset(key)
+                else:
+                    self.spark.conf.set(key, old)
+
+    # -- records ------------------------------------------------------------------------
+
+    def _record(self, family: str, case: Case, m: Method, **fields: Any) -> dict[str, Any]:
+        rec: dict[str, Any] = {
+            "kind": "result", "family": family, "case": case.name,
+            "params": dict(case.params), "method": m.name, "baseline": m.baseline,
+            "checked": m.checked, "local": m.local, "repetition": None,
+            "elapsed_s": None, "metrics": M.empty(), "error": None,
+        }
+        rec.update(self.context)
+        rec.update(fields)
+        return rec
+
+    def _show(self, label: str, advance: int = 1) -> None:
+        if self.progress is not None:
+            self.progress.step(label, advance)
+
+
+def _reference(answers: Mapping[str, tuple[int, str | None]]) -> tuple[int, str | None] | None:
+    """Return the most common full answer (first listed on a tie); else the most common count."""
+    full = [a for a in answers.values() if a[1] is not None]
+    if full:
+        counts = Counter(full)
+        best = max(counts.values())
+        return next(a for a in full if counts[a] == best)
+    if answers:
+        counts_rows = Counter(a[0] for a in answers.values())
+        rows = counts_rows.most_common(1)[0][0]
+        return (rows, None)
+    return None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else ""
+    return f"{type(exc).__name__}: {first}"[:500]

@@ -1,0 +1,95 @@
+"""Benchmark reports: Markdown tables and PNG figures drawn from stored results only.
+
+Nothing here runs Spark: :func:`write_report` reads the JSON lines written by
+``chronojoin bench`` and writes ``report.md`` plus one PNG per figure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+
+import pandas as pd
+
+from chronojoin.report.load import load, summarise
+from chronojoin.report.tables import (
+    environment_table,
+    growth_table,
+    memory_table,
+    results_table,
+    speedup_table,
+)
+
+__all__ = ["load", "render", "summarise", "write_report"]
+
+
+def write_report(paths: Sequence[str], out: str, *, name: str = "report.md") -> str:
+    """Write ``out/report.md`` and its figures from the results in ``paths``; return its path."""
+    results, envs = load(paths)
+    if results.empty:
+        msg = f"no benchmark results found in {list(paths)}"
+        raise ValueError(msg)
+    os.makedirs(out, exist_ok=True)
+    text = render(results, envs, out)
+    path = os.path.join(out, name)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    return path
+
+
+def render(results: pd.DataFrame, envs: pd.DataFrame, out: str) -> str:
+    """Return the Markdown text; figures are written into ``out``."""
+    summary = summarise(results)
+    parts = [
+        "# chronojoin benchmark report",
+        "",
+        "Drawn by `chronojoin bench report` from the raw results (JSON lines) of "
+        "`chronojoin bench`. Times are medians over the timed repetitions; *relative* is "
+        "the ratio to the case's baseline method (the FLOOR for as-of joins) in the same "
+        "run and session. Memory and shuffle figures come from Spark's monitoring REST API "
+        "(sums over the run's stages, as sparkMeasure reports them); `n/a` means the metric "
+        "could not be read. A method whose answer differed from the others is marked "
+        "**wrong** and never timed.",
+    ]
+    for run_id, run in summary.groupby("run_id", sort=True):
+        run_envs = envs[envs["run_id"] == run_id] if not envs.empty else envs
+        parts += ["", f"## Run {run_id}", ""]
+        command = _command(run_envs)
+        if command:
+            parts += [f"Command: `{command}`", ""]
+        if not run_envs.empty:
+            parts += ["### Environment", "", environment_table(run_envs), ""]
+        for family, fam in run.groupby("family", sort=True):
+            prefix = re.sub(r"[^A-Za-z0-9]+", "_", f"{run_id}_{family}")
+            parts += _family_section(str(family), fam, out, prefix)
+    return "\n".join(parts) + "\n"
+
+
+def _family_section(family: str, fam: pd.DataFrame, out: str, prefix: str) -> list[str]:
+    from chronojoin.report.plots import all_figures  # noqa: PLC0415 - matplotlib on demand
+
+    title = family or "(no family)"
+    parts = [f"### {title}", "", results_table(fam), ""]
+    for heading, table in (
+        ("Growth with size (thesis table 5.1 analogue)", growth_table(fam)),
+        ("Memory, ascending data (thesis table 5.2 analogue)", memory_table(fam)),
+        ("Speedup S(n) = elapsed(fewest executors) / elapsed(n) (eq. 5.2, table 5.3)",
+         speedup_table(fam)),
+    ):
+        if table:
+            parts += [f"#### {heading}", "", table, ""]
+    figures = all_figures(fam, out, prefix)
+    if figures:
+        parts += ["#### Figures", ""]
+        parts += [f"![{t}]({f})\n" for t, f in figures]
+    return parts
+
+
+def _command(envs: pd.DataFrame) -> str | None:
+    if envs.empty or "environment" not in envs:
+        return None
+    for env in envs["environment"]:
+        if isinstance(env, dict) and env.get("command"):
+            return str(env["command"])
+    return None

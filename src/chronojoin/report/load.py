@@ -1,0 +1,95 @@
+"""Stored results -> pandas tables: one row per timed run, medians per method."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+
+from chronojoin.bench.metrics import NAMES as METRICS
+from chronojoin.bench.results import read_records
+
+#: Keys identifying one measured configuration within a run.
+GROUP = ["run_id", "master", "family", "case", "method"]
+
+
+def load(paths: Iterable[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return ``(results, environments)``: flat result rows and environment rows."""
+    results: list[dict[str, Any]] = []
+    envs: list[dict[str, Any]] = []
+    for rec in read_records(paths):
+        if rec.get("kind") == "environment":
+            envs.append(rec)
+        elif rec.get("kind") == "result":
+            results.append(_flatten(rec))
+    return pd.DataFrame(results), pd.DataFrame(envs)
+
+
+def _flatten(rec: dict[str, Any]) -> dict[str, Any]:
+    row = {k: v for k, v in rec.items() if k not in ("metrics", "params")}
+    params = rec.get("params") or {}
+    for key, value in params.items():
+        row[f"p_{key}"] = value
+    row["size"] = params.get("n_ids", params.get("size", params.get("rows")))
+    metrics = rec.get("metrics") or {}
+    for name in METRICS:
+        row[name] = metrics.get(name)
+    return row
+
+
+def summarise(results: pd.DataFrame) -> pd.DataFrame:
+    """Medians over repetitions per (run, master, family, case, method), and ratios.
+
+    ``relative`` is the method's median time divided by the median time of the case's
+    baseline method in the same run and master. ``status`` is ``ok`` when at least one
+    timed run succeeded, else the failure (``wrong``, ``timeout``, ``error``).
+    """
+    if results.empty:
+        return pd.DataFrame()
+    df = results.copy()
+    for col in ("master", "family"):
+        df[col] = df[col].fillna("") if col in df else ""
+    rows = []
+    for key, group in df.groupby(GROUP, sort=False, dropna=False):
+        ok = group[group["status"] == "ok"]
+        first = group.iloc[0]
+        row = dict(zip(GROUP, key, strict=True))
+        row.update({
+            "baseline": bool(first.get("baseline", False)),
+            "runs": len(ok),
+            "status": "ok" if len(ok) else str(group["status"].iloc[0]),
+            "error": None if len(ok) else group["error"].dropna().astype(str).head(1).squeeze()
+            if group["error"].notna().any() else None,
+            "elapsed_s": _median(ok["elapsed_s"]),
+            "elapsed_min_s": _min(ok["elapsed_s"]),
+            "executors": first.get("executors"),
+            "size": first.get("size"),
+        })
+        for col in df.columns:
+            if col.startswith("p_"):
+                row[col] = first[col]
+        for name in METRICS:
+            row[name] = _median(ok[name]) if name in ok else None
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    return _relative(out)
+
+
+def _relative(summary: pd.DataFrame) -> pd.DataFrame:
+    keys = ["run_id", "master", "family", "case"]
+    base = summary[summary["baseline"] & summary["elapsed_s"].notna()]
+    base = base.groupby(keys, dropna=False)["elapsed_s"].first().rename("baseline_s")
+    merged = summary.merge(base.reset_index(), on=keys, how="left")
+    merged["relative"] = merged["elapsed_s"] / merged["baseline_s"]
+    return merged
+
+
+def _median(values: pd.Series) -> float | None:
+    clean = pd.to_numeric(values, errors="coerce").dropna()
+    return float(clean.median()) if len(clean) else None
+
+
+def _min(values: pd.Series) -> float | None:
+    clean = pd.to_numeric(values, errors="coerce").dropna()
+    return float(clean.min()) if len(clean) else None

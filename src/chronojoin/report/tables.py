@@ -1,0 +1,151 @@
+"""Markdown tables from summaries: results with ratios, growth, memory, speedup."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from chronojoin.report.plots import size_rows
+
+
+def fmt_bytes(value: Any) -> str:
+    """``1536`` -> ``1.5 KiB``; unavailable -> ``n/a``."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    size = float(value)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(size) < 1024 or unit == "TiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} TiB"  # pragma: no cover
+
+
+def fmt_num(value: Any, digits: int = 2, suffix: str = "") -> str:
+    """Format a number with ``digits`` decimals; unavailable -> ``n/a``."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{float(value):.{digits}f}{suffix}"
+
+
+def markdown(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """Format a GitHub-flavoured Markdown table."""
+    def cell(v: Any) -> str:
+        return str(v).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def results_table(summary: pd.DataFrame) -> str:
+    """Per case and method: median time, ratio to the baseline, and the metrics."""
+    header = [
+        "master", "case", "method", "median s", "relative", "runs", "peak exec mem",
+        "shuffle write", "shuffle read", "mem spill", "disk spill", "task skew", "status",
+    ]
+    rows = []
+    for _, r in summary.iterrows():
+        status = r["status"] if r["status"] == "ok" else f"**{r['status']}**"
+        if r["status"] != "ok" and isinstance(r.get("error"), str):
+            status += f" ({r['error'][:80]})"
+        method = f"{r['method']} (baseline)" if r["baseline"] else r["method"]
+        rows.append([
+            r["master"], r["case"], method, fmt_num(r["elapsed_s"], 3),
+            fmt_num(r.get("relative"), 2, "x"), r["runs"],
+            fmt_bytes(r.get("peak_execution_memory_bytes")),
+            fmt_bytes(r.get("shuffle_write_bytes")), fmt_bytes(r.get("shuffle_read_bytes")),
+            fmt_bytes(r.get("memory_spill_bytes")), fmt_bytes(r.get("disk_spill_bytes")),
+            fmt_num(r.get("task_skew"), 2), status,
+        ])
+    return markdown(header, rows)
+
+
+def growth_table(summary: pd.DataFrame) -> str:
+    """Table 5.1 analogue: least-squares line of elapsed seconds on ids, per order/method.
+
+    Also the growth exponent (slope of log time on log ids): ~1 is linear, and
+    ``n log n`` shows as slightly above 1 over these sizes.
+    """
+    df = size_rows(summary)
+    rows = []
+    order_col = "p_order" if "p_order" in df else None
+    keys = [order_col, "method"] if order_col else ["method"]
+    for key, raw in df.groupby(keys, sort=True):
+        g = raw.dropna(subset=["elapsed_s", "size"])
+        if g["size"].nunique() < 2:
+            continue
+        x = g["size"].astype(float).to_numpy()
+        y = g["elapsed_s"].astype(float).to_numpy()
+        slope, intercept = np.polyfit(x, y, 1)
+        exponent = np.polyfit(np.log(x), np.log(np.maximum(y, 1e-9)), 1)[0]
+        names = key if isinstance(key, tuple) else (key,)
+        rows.append([*names, f"{slope:.3e}", f"{intercept:.3f}", f"{exponent:.2f}", len(g)])
+    if not rows:
+        return ""
+    header = ["order", "method"] if order_col else ["method"]
+    return markdown([*header, "slope (s/id)", "intercept (s)", "exponent", "sizes"], rows)
+
+
+def memory_table(summary: pd.DataFrame) -> str:
+    """Table 5.2 analogue: peak execution memory and shuffle bytes written, ascending data."""
+    df = size_rows(summary)
+    if "p_order" in df:
+        df = df[df["p_order"].isin(["asc"]) | df["p_order"].isna()]
+    rows = [
+        [int(r["size"]), r["method"], fmt_bytes(r.get("peak_execution_memory_bytes")),
+         fmt_bytes(r.get("shuffle_write_bytes"))]
+        for _, r in df.sort_values(["size", "method"]).iterrows()
+    ]
+    if not rows:
+        return ""
+    return markdown(["ids", "method", "peak execution memory", "shuffle bytes written"], rows)
+
+
+def speedup_table(summary: pd.DataFrame) -> str:
+    """Table 5.3 analogue: S(n) = elapsed(fewest executors) / elapsed(n), eq. (5.2)."""
+    df = size_rows(summary)
+    df = df[df["executors"].notna()]
+    if df["executors"].nunique() < 2:
+        return ""
+    counts = sorted(int(e) for e in df["executors"].unique())
+    rows = []
+    group_keys = ["method", "size"] + (["p_order"] if "p_order" in df else [])
+    for key, g in df.groupby(group_keys, sort=True):
+        by_n = g.groupby(g["executors"].astype(int))["elapsed_s"].median()
+        if counts[0] not in by_n or not by_n[counts[0]]:
+            continue
+        base = by_n[counts[0]]
+        names = list(key) if isinstance(key, tuple) else [key]
+        names[1] = int(names[1])
+        rows.append([*names, *(fmt_num(base / by_n[n], 2) if n in by_n else "n/a"
+                               for n in counts[1:])])
+    header = ["method", "ids"] + (["order"] if "p_order" in df else [])
+    return markdown([*header, *(f"S({n})" for n in counts[1:])], rows)
+
+
+def environment_table(envs: pd.DataFrame) -> str:
+    """Versions, master, executors, cores, memory and the main Spark confs per session."""
+    keys = (
+        "spark.sql.shuffle.partitions", "spark.driver.memory", "spark.executor.memory",
+        "spark.sql.adaptive.enabled", "spark.executor.cores", "spark.cores.max",
+    )
+    rows = []
+    for _, e in envs.iterrows():
+        env = e.get("environment") or {}
+        pk = env.get("packages") or {}
+        confs = env.get("spark_confs") or {}
+        conf_text = ", ".join(f"{k}={confs[k]}" for k in keys if k in confs) or "defaults"
+        rows.append([
+            e.get("master"), e.get("executors"), env.get("spark_version"),
+            pk.get("chronojoin"), env.get("python"), env.get("java"), env.get("cpu_count"),
+            fmt_bytes(env.get("memory_bytes")), (env.get("git_commit") or "n/a")[:10], conf_text,
+        ])
+    header = [
+        "master", "executors", "Spark", "chronojoin", "Python", "Java", "CPUs", "memory",
+        "commit", "Spark confs",
+    ]
+    return markdown(header, rows)
