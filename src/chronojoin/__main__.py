@@ -1,0 +1,5 @@
+"""``python -m chronojoin`` is the ``chronojoin`` command."""
+
+from chronojoin.cli.main import run
+
+run()
