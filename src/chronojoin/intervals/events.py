@@ -1,0 +1,158 @@
+"""The event stream shared by the sweep strategies (seed: "generalize and combine").
+
+Points, interval starts (+value) and interval ends (-value) become rows of one
+DataFrame with the columns
+
+* ``__cj_k0 ...``: the equality keys,
+* ``__cj_t``: the time ordinal (NULL for points without a time),
+* ``__cj_o``: the rank of the row kind at equal times (from ``closed``),
+* ``__cj_p``: a struct of all point columns (NULL for interval events), so a point
+  row travels through the plan as one row and comes out exactly once,
+* ``__cj_n``: +1/-1 per interval (NULL for points),
+* ``__cj_s<j>`` / ``__cj_c<j>``: +/-value and +/-1 when the value is not NULL, for the
+  j-th value column.
+
+A running sum of the deltas up to a point row (ordered by ``(__cj_t, __cj_o)`` within
+its keys) is the aggregate over exactly the intervals that cover the point.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from chronojoin._validate.columns import col
+from chronojoin._validate.timetypes import TimeKind, ordinal
+from chronojoin.intervals.spec import AggSpec, IntervalSpec, sum_type
+
+T_COL, RANK, POINT, COUNT = "__cj_t", "__cj_o", "__cj_p", "__cj_n"
+
+
+def key_names(spec: IntervalSpec) -> list[str]:
+    """Return the internal names of the key columns."""
+    return [f"__cj_k{i}" for i in range(len(spec.keys.left))]
+
+
+def time_type(spec: IntervalSpec) -> T.DataType:
+    """Return the ordinal type all times are compared in."""
+    return T.DoubleType() if spec.kind is TimeKind.FLOAT else T.LongType()
+
+
+def ordinal_of(spec: IntervalSpec, name: str, which: int) -> Column:
+    """Return the ordinal of time column ``name`` (0: time, 1: start, 2: end) in the common type."""
+    return ordinal(col(name), spec.kinds[which]).cast(time_type(spec))
+
+
+def sum_column(j: int) -> str:
+    """Name of the +/-value delta of value column ``j``."""
+    return f"__cj_s{j}"
+
+
+def count_column(j: int) -> str:
+    """Name of the +/-1-if-not-NULL delta of value column ``j``."""
+    return f"__cj_c{j}"
+
+
+def _summed(spec: IntervalSpec) -> dict[str, T.DataType]:
+    """Value columns that need a running sum, with the type it is summed in."""
+    out: dict[str, T.DataType] = {}
+    for a in spec.aggs:
+        if a.function in ("sum", "mean") and a.column is not None and a.source_type:
+            out[a.column] = sum_type(a.source_type)
+    return out
+
+
+def delta_types(spec: IntervalSpec) -> dict[str, T.DataType]:
+    """Every delta column of the event stream with its type."""
+    out: dict[str, T.DataType] = {COUNT: T.LongType()}
+    summed = _summed(spec)
+    for j, name in enumerate(spec.value_columns):
+        if name in summed:
+            out[sum_column(j)] = summed[name]
+        out[count_column(j)] = T.LongType()
+    return out
+
+
+def valid_intervals(spec: IntervalSpec) -> Column:
+    """Intervals that can cover a point: keys and bounds not NULL, not inverted/empty."""
+    start, end = ordinal_of(spec, spec.start, 1), ordinal_of(spec, spec.end, 2)
+    cond = start.isNotNull() & end.isNotNull()
+    cond = cond & ((start <= end) if spec.closed == "both" else (start < end))
+    for k in spec.keys.right:
+        cond = cond & col(k).isNotNull()
+    return cond
+
+
+def events(spec: IntervalSpec) -> DataFrame:
+    """Union of point rows and start/end events (see the module docstring)."""
+    keys = key_names(spec)
+    deltas = delta_types(spec)
+    s_rank, p_rank, e_rank = spec.ties
+    point_struct = F.struct(*[col(c) for c in spec.points.columns])
+    pts = spec.points.select(
+        *[col(k).alias(n) for k, n in zip(spec.keys.left, keys, strict=True)],
+        ordinal_of(spec, spec.time, 0).alias(T_COL),
+        F.lit(p_rank).alias(RANK),
+        point_struct.alias(POINT),
+        *[F.lit(None).cast(t).alias(d) for d, t in deltas.items()],
+    )
+    sign = F.col("__cj_sign")
+    starting = sign > 0
+    values = {name: f"__cj_v{j}" for j, name in enumerate(spec.value_columns)}
+    base = spec.intervals.filter(valid_intervals(spec)).select(
+        *[col(k).alias(n) for k, n in zip(spec.keys.right, keys, strict=True)],
+        ordinal_of(spec, spec.start, 1).alias("__cj_start"),
+        ordinal_of(spec, spec.end, 2).alias("__cj_end"),
+        *[col(c).alias(v) for c, v in values.items()],
+        F.explode(F.array(F.lit(1), F.lit(-1))).alias("__cj_sign"),
+    )
+    delta_exprs = [sign.cast("long").alias(COUNT)]
+    for j, name in enumerate(spec.value_columns):
+        v = F.col(values[name])
+        if sum_column(j) in deltas:
+            typed = v.cast(deltas[sum_column(j)])
+            delta_exprs.append(F.when(starting, typed).otherwise(-typed).alias(sum_column(j)))
+        one = F.when(v.isNotNull(), sign).otherwise(F.lit(0)).cast("long")
+        delta_exprs.append(one.alias(count_column(j)))
+    evs = base.select(
+        *keys,
+        F.when(starting, F.col("__cj_start")).otherwise(F.col("__cj_end")).alias(T_COL),
+        F.when(starting, F.lit(s_rank)).otherwise(F.lit(e_rank)).alias(RANK),
+        F.lit(None).cast(point_struct_type(spec)).alias(POINT),
+        *delta_exprs,
+    )
+    return pts.unionByName(evs)
+
+
+def point_struct_type(spec: IntervalSpec) -> T.StructType:
+    """Return the type of the ``__cj_p`` struct."""
+    return T.StructType(
+        [T.StructField(f.name, f.dataType, True) for f in spec.points.schema.fields]
+    )
+
+
+def _aggregate(a: AggSpec, spec: IntervalSpec) -> Column:
+    n = F.coalesce(F.col(COUNT), F.lit(0).cast("long"))
+    if a.column is None:
+        return n
+    j = spec.value_columns.index(a.column)
+    c = F.coalesce(F.col(count_column(j)), F.lit(0).cast("long"))
+    if a.function == "count":
+        return c
+    s = F.col(sum_column(j))
+    if a.function == "sum":
+        return F.when(c > 0, s.cast(a.result_type))
+    return F.when(c > 0, (s / c).cast(a.result_type))
+
+
+def finish(running: DataFrame, spec: IntervalSpec) -> DataFrame:
+    """Keep point rows of a swept stream and project the output columns."""
+    out = running.filter(F.col(POINT).isNotNull())
+    if spec.how == "inner":
+        out = out.filter(F.col(COUNT) > 0)
+    p = F.col(POINT)
+    return out.select(
+        *[p.getField(c).alias(c) for c in spec.points.columns],
+        *[_aggregate(a, spec).cast(a.result_type).alias(a.name) for a in spec.aggs],
+    )

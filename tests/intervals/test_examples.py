@@ -1,0 +1,106 @@
+"""Worked examples: seed 000's data (sums 10, 40, 50), time types, names, decimals."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from decimal import Decimal
+from functools import reduce
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+import chronojoin as cj
+
+D = dt.datetime
+
+
+def _seed000(spark):
+    a = spark.createDataFrame(
+        [(1, D(2017, 10, 23, 10, 0)), (1, D(2017, 10, 23, 10, 15)), (2, D(2017, 10, 23, 10, 1))],
+        ["id", "time"],
+    )
+    b = spark.createDataFrame(
+        [
+            (1, D(2017, 10, 23, 9, 30), D(2017, 10, 23, 10, 30), 10),
+            (1, D(2017, 10, 23, 10, 1), D(2017, 10, 23, 10, 5), 20),
+            (1, D(2017, 10, 23, 10, 8), D(2017, 10, 23, 10, 20), 30),
+            (1, D(2017, 10, 23, 10, 30), D(2017, 10, 23, 10, 45), 40),
+            (2, D(2017, 10, 23, 9, 30), D(2017, 10, 23, 10, 30), 50),
+        ],
+        ["id", "start_time", "end_time", "points"],
+    )
+    return a, b
+
+
+def test_seed_000_every_strategy(spark, caplog):
+    a, b = _seed000(spark)
+    outs = []
+    with caplog.at_level(logging.INFO, logger="chronojoin.intervals"):
+        for strategy, buckets in [("sweep", None), ("bucketed_sweep", None),
+                                  ("bucketed_sweep", "7 minutes"),
+                                  ("join", None), ("auto", None)]:
+            out = cj.interval_aggregate(
+                a, b, by="id", start="start_time", end="end_time",
+                aggs={"total": ("sum", "points")}, strategy=strategy, buckets=buckets,
+            )
+            assert out.columns == ["id", "time", "total"]
+            outs.append(out.select(F.lit(f"{strategy}/{buckets}").alias("s"), *out.columns))
+    assert "strategy" in caplog.text
+    rows = reduce(DataFrame.unionByName, outs).collect()
+    got: dict[str, list] = {}
+    for r in rows:
+        got.setdefault(r["s"], []).append((r["id"], r["time"].strftime("%H:%M"), r["total"]))
+    assert len(got) == 5
+    for name, result in got.items():
+        assert sorted(result) == [(1, "10:00", 10), (1, "10:15", 40), (2, "10:01", 50)], name
+
+
+def test_seed_000_closed_bounds(spark):
+    a, b = _seed000(spark)
+    # a point exactly on the bounds of the 10:30-10:45 interval and the 9:30-10:30 one
+    a = a.unionByName(spark.createDataFrame([(1, D(2017, 10, 23, 10, 30))], a.schema))
+    expected = {"both": 50, "left": 40, "right": 10, "neither": None}
+    outs = [
+        cj.interval_aggregate(a, b, by="id", start="start_time", end="end_time",
+                              closed=c, strategy="sweep")
+        .filter(F.minute("time") == 30).select(F.lit(c).alias("c"), "total")
+        for c in expected
+    ]
+    got = {r["c"]: r["total"] for r in reduce(DataFrame.unionByName, outs).collect()}
+    assert got == expected
+
+
+def test_time_types_names_and_decimals(spark):
+    # timestamp points against date intervals; names with dots and spaces; different keys
+    points = spark.createDataFrame(
+        [("k", D(2024, 1, 2, 12, 0)), ("k", D(2024, 1, 5, 0, 0)), ("k", None),
+         (None, D(2024, 1, 2))],
+        "`the key` string, `t.s` timestamp",
+    )
+    intervals = spark.createDataFrame(
+        [("k", dt.date(2024, 1, 1), dt.date(2024, 1, 3), Decimal("1.25")),
+         ("k", dt.date(2024, 1, 2), dt.date(2024, 1, 5), Decimal("2.50")),
+         ("k", dt.date(2024, 1, 6), dt.date(2024, 1, 4), Decimal("9.00"))],
+        "kk string, s date, e date, `a value` decimal(10,2)",
+    )
+    out = cj.interval_aggregate(
+        points, intervals, left_by="the key", right_by="kk", time="t.s", start="s", end="e",
+        aggs={"sum": ("sum", "a value"), "mean": ("mean", "a value"), "n": ("count", None)},
+        strategy="sweep",
+    )
+    assert out.columns == ["the key", "t.s", "sum", "mean", "n"]
+    assert dict(out.dtypes)["sum"] == "decimal(20,2)"
+    rows = sorted(out.collect(), key=lambda r: (str(r[0]), str(r[1])))
+    got = [(r["sum"], r["n"]) for r in rows]
+    assert got == [(None, 0), (Decimal("3.75"), 2), (Decimal("2.50"), 1), (None, 0)]
+
+
+def test_float_times(spark):
+    points = spark.createDataFrame([(0.5,), (1.0,), (float("nan"),), (2.25,)], "time double")
+    intervals = spark.createDataFrame(
+        [(0, 1, 3), (1, 3, 4), (None, 2, 5)], "start int, end long, points int"
+    )
+    out = cj.interval_aggregate(points, intervals, strategy="bucketed_sweep", buckets=0.75)
+    got = {("nan" if r["time"] != r["time"] else r["time"]): r["total"] for r in out.collect()}
+    assert got == {0.5: 3, 1.0: 7, "nan": None, 2.25: 4}
