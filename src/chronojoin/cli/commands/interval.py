@@ -1,0 +1,84 @@
+"""``chronojoin interval POINTS INTERVALS --out OUT``: aggregate the intervals covering points."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from chronojoin.cli import options, session
+from chronojoin.cli.errors import CliError
+
+FUNCTIONS = ("sum", "count", "mean", "min", "max", "collect_list", "collect_set")
+
+
+def parse_agg(text: str) -> tuple[str, tuple[str, str | None]]:
+    """``"total=sum:points"`` -> ``("total", ("sum", "points"))``; ``"n=count"`` counts rows.
+
+    Examples
+    --------
+    >>> parse_agg("total=sum:points"), parse_agg("n=count")
+    (('total', ('sum', 'points')), ('n', ('count', None)))
+    """
+    name, sep, rest = text.partition("=")
+    function, _, column = rest.partition(":")
+    if not sep or not name.strip() or function.strip() not in FUNCTIONS:
+        msg = (
+            f"--agg {text!r}: expected NAME=FUNCTION[:COLUMN] with FUNCTION one of "
+            f"{', '.join(FUNCTIONS)}, e.g. total=sum:points or n=count"
+        )
+        raise CliError(msg)
+    return name.strip(), (function.strip(), column.strip() or None)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``chronojoin interval``."""
+    parser.add_argument("points", help="points table (Parquet directory or .csv file)")
+    parser.add_argument("intervals", help="intervals table (Parquet directory or .csv file)")
+    options.add_output(parser)
+    parser.add_argument("--by", help="equality key column(s) of both sides, comma separated")
+    parser.add_argument("--left-by", help="key column(s) of points, comma separated")
+    parser.add_argument("--right-by", help="key column(s) of intervals, comma separated")
+    parser.add_argument("--time", default="time", help="time column of points (default: time)")
+    parser.add_argument("--start", default="start",
+                        help="start column of intervals (default: start)")
+    parser.add_argument("--end", default="end", help="end column of intervals (default: end)")
+    parser.add_argument(
+        "--agg", action="append", default=[], metavar="NAME=FUNCTION[:COLUMN]",
+        help=f"an output aggregate, repeatable; FUNCTION: {', '.join(FUNCTIONS)}; "
+             "count without a column counts intervals (default: total=sum:points)",
+    )
+    parser.add_argument("--closed", default="both", choices=["both", "left", "right", "neither"],
+                        help="inclusive interval bounds (default: both)")
+    parser.add_argument("--how", default="left", choices=["left", "inner"],
+                        help="left: every point once; inner: covered points only (default: left)")
+    parser.add_argument("--strategy", default="auto",
+                        choices=["auto", "sweep", "bucketed_sweep", "join"],
+                        help="algorithm (default: auto)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--buckets", type=int,
+                       help="bucketed_sweep: number of time buckets (default: automatic)")
+    group.add_argument("--bucket-width",
+                       help="bucketed_sweep: bucket width, e.g. '1 hour' or 50 (numeric times)")
+    options.add_input_format(parser)
+    options.add_master(parser)
+
+
+def execute(args: argparse.Namespace) -> int:
+    """Run the aggregation and write the result."""
+    import chronojoin as cj
+
+    aggs = dict(parse_agg(a) for a in args.agg) if args.agg else None
+    spark = session.session(args, app="chronojoin interval")
+    points = session.read(spark, args.points, args.format)
+    intervals = session.read(spark, args.intervals, args.format)
+    split = options.split_list
+    buckets = args.buckets if args.buckets is not None else args.bucket_width
+    out = cj.interval_aggregate(
+        points, intervals, by=split(args.by), left_by=split(args.left_by),
+        right_by=split(args.right_by), time=args.time, start=args.start, end=args.end,
+        aggs=aggs, closed=args.closed, how=args.how, strategy=args.strategy, buckets=buckets,
+    )
+    start = time.perf_counter()
+    session.write(out, args.out, args.mode)
+    print(f"wrote {args.out} in {time.perf_counter() - start:.2f} s")
+    return 0
