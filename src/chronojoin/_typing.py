@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Literal, Union
+from typing import Literal, Union  # Union: aliases are evaluated at run time on 3.10
 
 from pyspark.sql import Column
 
@@ -14,6 +14,5 @@ AsofStrategy = Literal["auto", "exploding", "union", "sort_merge"]
 IntervalStrategy = Literal["auto", "sweep", "bucketed_sweep", "join"]
 AggFunction = Literal["sum", "count", "mean", "min", "max", "collect_list", "collect_set"]
 
-DurationLike = Union[int, float, _dt.timedelta, str]
-ColumnOrName = Union[Column, str]
-Keys = Union[str, "list[str]", "tuple[str, ...]", None]
+DurationLike = Union[int, float, _dt.timedelta, str]  # noqa: UP007
+ColumnOrName = Union[Column, str]  # noqa: UP007

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from chronojoin.asof.choose import choose
 from chronojoin.asof.spec import Right, build_spec
@@ -124,7 +124,7 @@ def asof_join(
     )
     result: DataFrame = spec.left
     for item in spec.rights:
-        name = spec.strategy
+        name: str = spec.strategy
         if name == "auto":
             name, reason = choose(spec, item)
             log.info("asof_join %s: strategy %r (%s)", item.what, name, reason)

@@ -67,7 +67,8 @@ def carry(
     tb = [F.col(c) for c in tiebreaks]
     aggs = []
     if backward:
-        aggs.append(F.max_by(RIGHT_STRUCT, F.when(is_right, F.struct(F.col(TIME), *tb))).alias("__cb"))
+        last = F.struct(F.col(TIME), *tb)
+        aggs.append(F.max_by(RIGHT_STRUCT, F.when(is_right, last)).alias("__cb"))
     if forward:
         neg = F.struct((-F.col(TIME)).alias("nt"), *tb)
         aggs.append(F.max_by(RIGHT_STRUCT, F.when(is_right, neg)).alias("__cf"))

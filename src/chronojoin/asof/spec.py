@@ -179,7 +179,9 @@ def _right_spec(
     direction = item.direction if item.direction is not None else d.direction
     check_literal(f"{what}.direction", direction, Direction)
     exact = item.allow_exact_matches
-    exact = d.allow_exact_matches if exact is None else check_bool(f"{what}.allow_exact_matches", exact)
+    if exact is None:
+        exact = d.allow_exact_matches
+    check_bool(f"{what}.allow_exact_matches", exact)
     tb_arg = "tiebreak" if item.tiebreak is None else f"{what}.tiebreak"
     tiebreak = C.names(tb_arg, item.tiebreak if item.tiebreak is not None else d.tiebreak)
     for name in tiebreak:

@@ -39,7 +39,7 @@ def _time_condition(right: RightSpec) -> Column | None:
     if right.direction == "forward":
         cond = rt >= lt if exact else rt > lt
         return cond if tol is None else cond & (rt <= lt + tol)
-    cond = None if exact else rt != lt
+    cond: Column | None = None if exact else rt != lt
     if tol is not None:
         near = F.abs(lt - rt) <= tol
         cond = near if cond is None else cond & near
@@ -73,7 +73,9 @@ def plan(left: DataFrame, right: RightSpec, spec: AsofSpec) -> DataFrame:
     if time_cond is not None:
         cond = time_cond if cond is None else cond & time_cond
     joined = lf.join(rf, on=cond if cond is not None else F.lit(True), how="left")
-    best = Window.partitionBy(_ID).orderBy(*_order(right, tbs))
+    # Partitioning by the keys too lets the window reuse the join's partitioning
+    # (no second shuffle of the candidate pairs).
+    best = Window.partitionBy(*keys, _ID).orderBy(*_order(right, tbs))
     joined = joined.withColumn("__rn", F.row_number().over(best)).where(F.col("__rn") == 1)
     r, rt, lt = F.col(RIGHT_STRUCT), F.col(_RT), F.col(TIME)
     if right.direction == "backward":
