@@ -39,11 +39,11 @@ def _time_condition(right: RightSpec) -> Column | None:
     if right.direction == "forward":
         cond = rt >= lt if exact else rt > lt
         return cond if tol is None else cond & (rt <= lt + tol)
-    cond: Column | None = None if exact else rt != lt
-    if tol is not None:
-        near = F.abs(lt - rt) <= tol
-        cond = near if cond is None else cond & near
-    return cond
+    strict = None if exact else rt != lt
+    if tol is None:
+        return strict
+    near = F.abs(lt - rt) <= tol
+    return near if strict is None else strict & near
 
 
 def _order(right: RightSpec, tbs: list[str]) -> list[Column]:
