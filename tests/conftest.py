@@ -23,6 +23,9 @@ os.environ.setdefault("TZ", "UTC")
 def _build_session():
     from pyspark.sql import SparkSession
 
+    remote = os.environ.get("CHRONOJOIN_TEST_REMOTE")
+    if remote:
+        return SparkSession.builder.remote(remote).getOrCreate()
     return (
         SparkSession.builder.master("local[2]")
         .appName("chronojoin-tests")
@@ -40,6 +43,7 @@ def _build_session():
 @pytest.fixture(scope="session")
 def spark():
     session = _build_session()
-    session.sparkContext.setLogLevel("ERROR")
+    if not os.environ.get("CHRONOJOIN_TEST_REMOTE"):
+        session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()

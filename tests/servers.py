@@ -1,0 +1,80 @@
+"""Real Spark servers for tests, started from the pyspark wheel on 127.0.0.1.
+
+Each server is a child process in its own process group, stopped by its process id.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyspark
+
+SPARK_HOME = Path(pyspark.__file__).parent
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 180.0) -> None:
+    """Block until ``port`` accepts connections, or fail if ``proc`` died or time ran out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            msg = f"server exited with code {proc.returncode} before listening on {port}"
+            raise RuntimeError(msg)
+        with contextlib.suppress(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        time.sleep(0.5)
+    msg = f"nothing listening on 127.0.0.1:{port} after {timeout} s"
+    raise RuntimeError(msg)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Stop a server started here: SIGTERM its process group, SIGKILL if it lingers."""
+    if proc.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def connect_server(log_path: Path, master: str = "local[2]") -> Iterator[str]:
+    """Run the Spark Connect server that ships in the wheel; yield its ``sc://`` URL."""
+    port = free_port()
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", SPARK_HOME=str(SPARK_HOME))
+    cmd = [
+        str(SPARK_HOME / "bin" / "spark-submit"),
+        "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+        "--master", master,
+        "--conf", f"spark.connect.grpc.binding.port={port}",
+        "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
+        "--conf", "spark.ui.enabled=false",
+        "--conf", "spark.sql.session.timeZone=UTC",
+        "--conf", "spark.sql.shuffle.partitions=4",
+    ]
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        wait_for_port(port, proc)
+        yield f"sc://127.0.0.1:{port}"
+    finally:
+        stop(proc)
