@@ -7,10 +7,10 @@ import os
 
 import pytest
 from pyspark.sql import functions as F
-from tests.oracles.loader import read_table
 
 import chronojoin as cj
 from chronojoin.errors import LoaderError
+from tests.oracles.loader import read_table
 
 D1, D2, D3 = dt.date(2024, 1, 1), dt.date(2024, 1, 2), dt.date(2024, 1, 3)
 SCHEMA = "user_id long, click_id string, event_date date, seq long"

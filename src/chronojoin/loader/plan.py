@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -151,7 +152,7 @@ def dedup(batch: DataFrame, index: DataFrame | None, *, keys: Sequence[str],
         stored = index.select(*[col(c) for c in [*keys, partition_by]]).withColumn(TAG, F.lit(0))
         tagged = tagged.unionByName(stored, allowMissingColumns=True)
     spread = tagged.withColumn(BUCKET, bucket).repartition(n, col(BUCKET))
-    obs = Observation("chronojoin_load")
+    obs = Observation(f"chronojoin_load_{uuid.uuid4().hex}")
     is_batch = col(TAG) == 1
     if policy == "allow":
         marked = spread.withColumn(_RN, F.lit(1)).withColumn(_FIRST, F.lit(1))

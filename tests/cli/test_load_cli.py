@@ -1,0 +1,47 @@
+"""``chronojoin load`` runs in-process: append, skip, check, rebuild, one-line errors."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from chronojoin.cli.main import main
+
+SCHEMA = "user_id long, click_id string, event_date date, seq long"
+
+
+@pytest.fixture
+def batch(spark, tmp_path):
+    rows = [(1, "a", dt.date(2024, 1, 1), 2), (1, "a", dt.date(2024, 1, 1), 1),
+            (2, "b", dt.date(2024, 1, 2), 3)]
+    spark.createDataFrame(rows, SCHEMA).write.parquet(str(tmp_path / "batch"))
+    return str(tmp_path / "batch")
+
+
+def test_load_check_and_rebuild(spark, batch, tmp_path, capsys):
+    table = str(tmp_path / "table")
+    base = ["--table", table, "--keys", "user_id,click_id", "--master", "local[2]"]
+    assert main(["load", batch, *base, "--partition-by", "event_date", "--order-by", "seq"]) == 0
+    out = capsys.readouterr().out
+    assert "rows_in: 3" in out and "rows_appended: 2" in out and "duplicates_in_batch: 1" in out
+    assert main(["load", batch, *base, "--order-by", "seq"]) == 0
+    assert "skipped: True" in capsys.readouterr().out
+    assert main(["load", "--check", *base]) == 0
+    assert "ok: True" in capsys.readouterr().out
+    assert main(["load", "--rebuild-index", *base]) == 0
+    assert "2 partition(s)" in capsys.readouterr().out
+    assert sorted(r.seq for r in spark.read.parquet(table).collect()) == [1, 3]
+
+
+def test_load_errors_are_one_line(batch, tmp_path, capsys):
+    table = str(tmp_path / "table")
+    code = main(["load", batch, "--table", table, "--keys", "user_id,nope",
+                 "--master", "local[2]"])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("chronojoin load: error: `keys`: column 'nope' not found in batch")
+    assert main(["load", "--table", table, "--keys", "k", "--master", "local[2]"]) == 2
+    assert "BATCH is required" in capsys.readouterr().err
+    assert main(["load", batch, "--check", "--table", table, "--keys", "k"]) == 2
+    assert "not used with --check" in capsys.readouterr().err

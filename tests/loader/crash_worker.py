@@ -1,0 +1,56 @@
+"""Run one ``append`` in its own process so that a test can kill it at any moment.
+
+Usage: ``python crash_worker.py TABLE BATCH [DIE_AFTER_MOVES]``. Prints ``READY`` once
+Spark is up and the batch is opened, then ``DONE`` after the append. With
+``DIE_AFTER_MOVES=n`` the process SIGKILLs itself after publishing ``n`` files (a
+crash between the commit point and the end of publishing).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
+
+def main() -> None:
+    from pyspark.sql import SparkSession
+
+    table, batch_path = sys.argv[1], sys.argv[2]
+    die_after = int(sys.argv[3]) if len(sys.argv) > 3 else -1
+    spark = (
+        SparkSession.builder.master("local[1]").appName("chronojoin-crash-worker")
+        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2").config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("OFF")
+    from chronojoin import IncrementalLoader
+    from chronojoin.loader import commit
+
+    if die_after >= 0:
+        real_move, calls = commit.move, [0]
+
+        def dying_move(src: str, dst: str) -> bool:
+            if calls[0] >= die_after:
+                os.kill(os.getpid(), signal.SIGKILL)
+            calls[0] += 1
+            return real_move(src, dst)
+
+        commit.move = dying_move  # type: ignore[assignment]
+    batch = spark.read.parquet(batch_path)
+    loader = IncrementalLoader(spark, path=table, keys=["user_id", "click_id"],
+                               partition_by="event_date", order_by="seq")
+    print("READY", flush=True)
+    loader.append(batch)
+    print("DONE", flush=True)
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

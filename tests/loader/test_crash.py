@@ -1,0 +1,158 @@
+"""Crash safety with real kills: SIGKILL an ``append`` at random moments, re-run it, check.
+
+Two chains run side by side, each on its own table: a worker process appends batch
+``i`` and is killed (the whole process group, JVM included) at a random moment after it
+reported ready; then the test checks that readers see only complete files and no key
+twice, re-runs the same append in its own session (which recovers the table) and checks
+that every key is stored exactly once, as the pandas reference says. The kill schedule
+comes from a fixed seed and is printed. One kill per chain lands deterministically
+between the commit point and the end of publishing (roll-forward).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pandas as pd
+import pytest
+
+import chronojoin as cj
+from tests.oracles.loader import all_files_readable, read_table, reference
+
+SEED = 6_20240601
+KILLS_PER_CHAIN = 10
+MAX_ROUNDS = 18
+WORKER = os.path.join(os.path.dirname(__file__), "crash_worker.py")
+KEYS = ["user_id", "click_id"]
+DATES = [dt.date(2024, 1, d) for d in range(1, 6)]
+
+
+def make_batch(rng: random.Random, i: int, n: int = 150) -> pd.DataFrame:
+    dates = rng.sample(DATES, 3)
+    rows = [(rng.randrange(40), f"c{rng.randrange(4)}", dates[rng.randrange(3)], i * 1000 + j,
+             rng.random()) for j in range(n)]
+    return pd.DataFrame(rows, columns=["user_id", "click_id", "event_date", "seq", "value"])
+
+
+def spawn(table: str, batch: str, die_after: int | None = None) -> subprocess.Popen:
+    args = [sys.executable, WORKER, table, batch]
+    if die_after is not None:
+        args.append(str(die_after))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, start_new_session=True, env=env)
+
+
+def wait_ready(proc: subprocess.Popen, timeout: float = 240) -> None:
+    deadline = time.monotonic() + timeout
+    assert proc.stdout is not None
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if line.strip() == "READY":
+            return
+        if not line and proc.poll() is not None:
+            raise AssertionError(f"worker exited with {proc.returncode} before READY")
+    raise AssertionError("worker not ready in time")
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def stored_keys(table: str) -> pd.DataFrame:
+    t = read_table(table, "event_date")
+    return t if t.empty else t[["event_date", *KEYS, "seq"]]
+
+
+class Chain:
+    """One table, its batches, its reference and its kill schedule."""
+
+    def __init__(self, spark, root: str, name: str, seed: int) -> None:
+        self.spark, self.rng = spark, random.Random(seed)
+        self.table = os.path.join(root, name)
+        self.batch_dir = os.path.join(root, name + "_batches")
+        self.expected: pd.DataFrame | None = None
+        self.log: list[str] = []
+        self.loader = cj.IncrementalLoader(spark, path=self.table, keys=KEYS,
+                                           partition_by="event_date", order_by="seq")
+
+    def batch(self, i: int) -> str:
+        pdf = make_batch(self.rng, i)
+        path = os.path.join(self.batch_dir, str(i))
+        self.spark.createDataFrame(pdf).write.parquet(path)
+        ref = pdf.assign(event_date=pdf["event_date"].astype(str))[["event_date", *KEYS, "seq"]]
+        new, _, _ = reference(self.expected, ref, keys=KEYS, partition_by="event_date",
+                              order_by=["seq"])
+        self.expected = new if self.expected is None else pd.concat([self.expected, new])
+        return path
+
+    def check_visible(self) -> None:
+        assert all_files_readable(self.table), "a partial file is visible"
+        seen = stored_keys(self.table)
+        if not seen.empty:
+            assert not seen.duplicated(["event_date", *KEYS]).any(), "a key is visible twice"
+
+    def check_exact(self) -> None:
+        got = stored_keys(self.table).sort_values(["event_date", *KEYS]).reset_index(drop=True)
+        want = self.expected.sort_values(["event_date", *KEYS]).reset_index(drop=True)
+        assert len(got) == len(want)
+        pd.testing.assert_frame_equal(got, want, check_dtype=False)
+
+    def run(self, spark_lock: threading.Lock) -> list[str]:
+        first = self.batch(0)
+        proc = spawn(self.table, first)
+        wait_ready(proc)
+        t0 = time.monotonic()
+        proc.wait()
+        window = time.monotonic() - t0
+        kill_group(proc)
+        self.check_exact()
+        self.log.append(f"{os.path.basename(self.table)}: append window {window:.2f}s")
+        kills, i = 0, 0
+        while kills < KILLS_PER_CHAIN and i < MAX_ROUNDS:
+            i += 1
+            path = self.batch(i)
+            roll_forward = i == 3
+            proc = spawn(self.table, path, die_after=1 if roll_forward else None)
+            wait_ready(proc)
+            delay = 0.0 if roll_forward else self.rng.uniform(0.0, window * 1.1)
+            time.sleep(delay)
+            alive = proc.poll() is None or roll_forward
+            kill_group(proc)
+            kills += alive
+            self.log.append(f"  batch {i} (t={time.monotonic() - t0:.0f}s): "
+                            f"kill at {delay:.2f}s -> "
+                            f"{'killed' if alive else 'finished first'}"
+                            f"{' (inside publish)' if roll_forward else ''}")
+            self.check_visible()
+            with spark_lock:
+                self.loader.append(self.spark.read.parquet(path))
+            self.check_exact()
+        self.log.append(f"  kills: {kills}")
+        return self.log
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_moments_then_rerun(spark, tmp_path):
+    chains = [Chain(spark, str(tmp_path), f"t{c}", SEED + c) for c in range(2)]
+    spark_lock = threading.Lock()
+    with ThreadPoolExecutor(2) as pool:
+        logs = list(pool.map(lambda ch: ch.run(spark_lock), chains))
+    print(f"kill schedule (seed {SEED}):")
+    for log in logs:
+        print("\n".join(log))
+    total = sum(int(log[-1].split(":")[1]) for log in logs)
+    assert total >= 20
+    for ch in chains:
+        assert ch.loader.check().ok

@@ -1,0 +1,104 @@
+"""Rejected arguments and batches: a ValueError naming the column, and nothing written."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+
+import pytest
+
+import chronojoin as cj
+from chronojoin.errors import (
+    ColumnNotFoundError,
+    InvalidArgumentError,
+    SchemaMismatchError,
+)
+
+D1 = dt.date(2024, 1, 1)
+SCHEMA = "user_id long, click_id string, event_date date, seq long"
+
+
+def snapshot(root):
+    out = []
+    for dirpath, _, files in os.walk(root):
+        out += [os.path.relpath(os.path.join(dirpath, f), root) for f in files
+                if not f.startswith("lock")]
+    return sorted(out)
+
+
+@pytest.fixture(scope="module")
+def table(spark, tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("errors") / "t")
+    ld = cj.IncrementalLoader(spark, path=path, keys=["user_id", "click_id"])
+    ld.append(spark.createDataFrame([(1, "a", D1, 1)], SCHEMA))
+    return path
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({}, "exactly one of `path` and `table`"),
+    ({"path": "x", "table": "t"}, "exactly one of `path` and `table`"),
+    ({"path": "x", "keys": []}, "`keys` must name at least one column"),
+    ({"path": "x", "keys": ["a", "a"]}, "names a column twice"),
+    ({"path": "x", "keys": ["a"], "partition_by": "a"}, "`partition_by`.*also in `keys`"),
+    ({"path": "x", "keys": ["a"], "format": "csv"}, "`format` must be one of"),
+    ({"path": "x", "keys": ["a"], "on_duplicate": "keep"}, "`on_duplicate` must be one of"),
+    ({"path": "x", "keys": ["a"], "order_by": [1]}, "`order_by` must be column names"),
+    ({"path": "s3://bucket/t", "keys": ["a"]}, "`path`: only local file system paths"),
+])
+def test_constructor_arguments(spark, kwargs, match):
+    with pytest.raises(InvalidArgumentError, match=match):
+        cj.IncrementalLoader(spark, **kwargs)
+
+
+def test_spark_must_be_a_session():
+    with pytest.raises(TypeError, match="`spark` must be a SparkSession"):
+        cj.IncrementalLoader("spark", path="x", keys=["a"])
+
+
+@pytest.mark.parametrize(("rows", "schema", "error", "match"), [
+    ([(None, "a", D1, 1)], SCHEMA, InvalidArgumentError,
+     "`keys`: column 'user_id' of the batch has 1 NULL"),
+    ([(1, None, D1, 1)], SCHEMA, InvalidArgumentError, "`keys`: column 'click_id'"),
+    ([(1, "a", None, 1)], SCHEMA, InvalidArgumentError,
+     "`partition_by`: column 'event_date' of the batch has 1 NULL"),
+    ([(1, D1, 1)], "user_id long, event_date date, seq long", ColumnNotFoundError,
+     "`keys`: column 'click_id' not found in batch"),
+    ([(1, "a", 1)], "user_id long, click_id string, seq long", ColumnNotFoundError,
+     "`partition_by`: column 'event_date' not found in batch"),
+    ([(1, "a", D1, "1")], "user_id long, click_id string, event_date date, seq string",
+     SchemaMismatchError, "column 'seq' has type string in the batch but bigint"),
+    ([(1, "a", D1, 1, 2)], SCHEMA + ", extra int", SchemaMismatchError,
+     "column 'extra' is not a column of"),
+    ([(1, "a", D1)], "user_id long, click_id string, event_date date", SchemaMismatchError,
+     "column 'seq' of .* is missing from the batch"),
+])
+def test_bad_batches_write_nothing(spark, table, rows, schema, error, match):
+    before = snapshot(table)
+    ld = cj.IncrementalLoader(spark, path=table, keys=["user_id", "click_id"])
+    with pytest.raises(error, match=match):
+        ld.append(spark.createDataFrame(rows, schema))
+    assert snapshot(table) == before
+    assert issubclass(error, ValueError)
+
+
+def test_batch_must_be_a_dataframe(spark, table):
+    with pytest.raises(TypeError, match=r"`batch` must be a pyspark\.sql\.DataFrame"):
+        cj.IncrementalLoader(spark, path=table, keys=["user_id", "click_id"]).append([1])
+
+
+def test_bad_batch_id_and_unsupported_partition_type(spark, tmp_path, table):
+    ld = cj.IncrementalLoader(spark, path=table, keys=["user_id", "click_id"])
+    with pytest.raises(InvalidArgumentError, match="`batch_id` must be"):
+        ld.append(spark.createDataFrame([(1, "a", D1, 1)], SCHEMA), batch_id="../x")
+    ts = cj.IncrementalLoader(spark, path=str(tmp_path / "u"), keys=["k"], partition_by="t")
+    with pytest.raises(InvalidArgumentError, match=r"column 't' has type timestamp"):
+        ts.append(spark.createDataFrame([(1, dt.datetime(2024, 1, 1))], "k int, t timestamp"))
+
+
+def test_other_keys_or_partitioning_than_the_table(spark, table):
+    batch = spark.createDataFrame([(2, "a", D1, 1)], SCHEMA)
+    with pytest.raises(InvalidArgumentError, match=r"`keys`: the index of .* is keyed by"):
+        cj.IncrementalLoader(spark, path=table, keys=["user_id"]).append(batch)
+    with pytest.raises(InvalidArgumentError, match=r"`format`: .* was loaded with 'parquet'"):
+        cj.IncrementalLoader(spark, path=table, keys=["user_id", "click_id"],
+                             format="orc").append(batch)

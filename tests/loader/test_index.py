@@ -1,0 +1,134 @@
+"""The key index: rebuilt with a warning when missing or damaged; check(); only touched
+partitions are read, and never the data files for deduplication."""
+
+from __future__ import annotations
+
+import datetime as dt
+import glob
+import os
+import shutil
+import warnings
+
+import pytest
+from pyspark.sql import functions as F
+
+import chronojoin as cj
+from chronojoin.errors import IndexRebuiltWarning
+from chronojoin.loader.plan import exact_buckets, murmur3_int
+
+D1, D2, D3 = dt.date(2024, 1, 1), dt.date(2024, 1, 2), dt.date(2024, 1, 3)
+SCHEMA = "user_id long, click_id string, event_date date, seq long"
+KEYS = ["user_id", "click_id"]
+
+
+def batch(spark, day, ids, seq=0):
+    return spark.createDataFrame([(i, "c", day, seq + i) for i in ids], SCHEMA)
+
+
+def load(spark, path):
+    ld = cj.IncrementalLoader(spark, path=str(path), keys=KEYS)
+    ld.append(batch(spark, D1, range(10)).unionByName(batch(spark, D2, range(10))))
+    return ld
+
+
+def garbage(path):
+    with open(path, "wb") as fh:
+        fh.write(b"not a parquet file")
+
+
+def test_missing_index_is_rebuilt_with_a_warning(spark, tmp_path):
+    ld = load(spark, tmp_path / "t")
+    shutil.rmtree(tmp_path / "t" / "_chronojoin" / "index")
+    with pytest.warns(IndexRebuiltWarning, match="1 partition"):
+        r = ld.append(batch(spark, D1, range(5, 15)))
+    assert (r.rows_appended, r.duplicates_existing, r.partitions_rebuilt) == (5, 5, 1)
+    report = ld.check()
+    # D2 was not touched: its index is still missing, and check() says so
+    assert report.incomplete_partitions == 1 and report.duplicate_keys == 0
+    assert ld.rebuild_index() == 2
+    assert ld.check().ok
+
+
+def test_damaged_index_file_is_rebuilt_with_a_warning(spark, tmp_path):
+    ld = load(spark, tmp_path / "t")
+    (f,) = glob.glob(str(tmp_path / "t" / "_chronojoin" / "index" / "event_date=2024-01-02" / "*"))
+    garbage(f)
+    with pytest.warns(IndexRebuiltWarning, match="event_date=2024-01-02"):
+        r = ld.append(batch(spark, D2, range(8, 12)))
+    assert (r.rows_appended, r.duplicates_existing) == (2, 2)
+    assert ld.check().ok
+
+
+def test_table_written_without_the_loader_gets_an_index(spark, tmp_path):
+    path = str(tmp_path / "t")
+    batch(spark, D1, range(6)).write.partitionBy("event_date").parquet(path)
+    ld = cj.IncrementalLoader(spark, path=path, keys=KEYS)
+    with pytest.warns(IndexRebuiltWarning):
+        r = ld.append(batch(spark, D1, range(4, 8)))
+    assert (r.rows_appended, r.duplicates_existing) == (2, 2)
+    assert spark.read.parquet(path).count() == 8
+    assert ld.check().ok
+
+
+def test_untouched_partitions_and_data_files_are_never_read(spark, tmp_path):
+    ld = load(spark, tmp_path / "t")
+    root = tmp_path / "t"
+    # an untouched partition whose data and index are unreadable does not matter
+    for f in glob.glob(str(root / "event_date=2024-01-02" / "*")):
+        garbage(f)
+    # the touched partition's data files are unreadable too: only its index is read
+    saved = {}
+    for f in glob.glob(str(root / "event_date=2024-01-01" / "*")):
+        with open(f, "rb") as fh:
+            saved[f] = fh.read()
+        garbage(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IndexRebuiltWarning)
+        r = ld.append(batch(spark, D1, range(8, 13), seq=100).unionByName(
+            batch(spark, D3, [1], seq=100)))
+    assert (r.rows_appended, r.duplicates_existing, r.partitions_touched) == (4, 2, 2)
+    for f, content in saved.items():
+        with open(f, "wb") as fh:
+            fh.write(content)
+    d1 = spark.read.parquet(str(root / "event_date=2024-01-01"))
+    assert sorted(r.user_id for r in d1.collect()) == [*range(13)]
+
+
+def test_check_finds_duplicates_and_index_mismatch(spark, tmp_path):
+    ld = load(spark, tmp_path / "t")
+    root = str(tmp_path / "t")
+    # a file written around the loader duplicates keys 0..2 of D1
+    batch(spark, D1, range(3)).write.mode("append").partitionBy("event_date").parquet(root)
+    report = ld.check()
+    assert (report.duplicate_keys, report.incomplete_partitions) == (3, 1)
+    assert report.rows == 23 and not report.ok
+    ld.rebuild_index()
+    assert ld.check().duplicate_keys == 3
+    assert ld.check().missing_from_index == 0
+
+
+def test_exact_value_partitioner_puts_one_value_per_spark_partition(spark):
+    for n in (1, 2, 5, 13):
+        assert sorted(murmur3_int(k) % n for k in exact_buckets(n)) == list(range(n))
+    df = spark.range(200).select(F.col("id").cast("int").alias("k"))
+    got = df.select(F.hash("k").alias("h"), "k").collect()
+    assert all(r.h == murmur3_int(r.k) for r in got)
+    from chronojoin.loader.plan import bucket_column
+
+    days = [dt.date(2024, 1, d) for d in range(1, 8)]
+    data = spark.createDataFrame([(days[i % 7], i) for i in range(140)], "d date, i int")
+    spread = data.repartition(7, bucket_column("d", data.schema["d"].dataType, days))
+    per_part = spread.groupBy(F.spark_partition_id().alias("p")).agg(
+        F.countDistinct("d").alias("values")).collect()
+    assert len(per_part) == 7 and all(r["values"] == 1 for r in per_part)
+
+
+def test_index_is_parquet_with_exact_keys(spark, tmp_path):
+    load(spark, tmp_path / "t")
+    files = glob.glob(str(tmp_path / "t" / "_chronojoin" / "index" / "*" / "*.parquet"))
+    assert len(files) == 2
+    import pyarrow.parquet as pq
+
+    t = pq.read_table(files[0])
+    assert t.column_names == KEYS and t.num_rows == 10
+    assert os.path.exists(tmp_path / "t" / "_chronojoin" / "_meta.json")
