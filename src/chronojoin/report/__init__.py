@@ -67,18 +67,22 @@ def render(results: pd.DataFrame, envs: pd.DataFrame, out: str) -> str:
 
 
 def _family_section(family: str, fam: pd.DataFrame, out: str, prefix: str) -> list[str]:
-    from chronojoin.report.plots import all_figures  # noqa: PLC0415 - matplotlib on demand
+    from chronojoin.report.plots import main_master_rows  # noqa: PLC0415 - matplotlib on demand
 
     title = family or "(no family)"
     parts = [f"### {title}", "", results_table(fam), ""]
+    main = main_master_rows(fam)
+    on = f", master {main['master'].iloc[0]}" if fam["master"].nunique() > 1 else ""
     for heading, table in (
-        ("Growth with size (thesis table 5.1 analogue)", growth_table(fam)),
-        ("Memory, ascending data (thesis table 5.2 analogue)", memory_table(fam)),
+        (f"Growth with size (thesis table 5.1 analogue{on})", growth_table(main)),
+        (f"Memory, ascending data (thesis table 5.2 analogue{on})", memory_table(main)),
         ("Speedup S(n) = elapsed(fewest executors) / elapsed(n) (eq. 5.2, table 5.3)",
          speedup_table(fam)),
     ):
         if table:
             parts += [f"#### {heading}", "", table, ""]
+    from chronojoin.report.plots import all_figures  # noqa: PLC0415
+
     figures = all_figures(fam, out, prefix)
     if figures:
         parts += ["#### Figures", ""]

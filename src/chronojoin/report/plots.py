@@ -8,7 +8,6 @@ pairs. A figure whose data is absent is simply not drawn.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 
 import matplotlib
 
@@ -56,7 +55,8 @@ def _lines(
                 if len(ref):
                     ax.axhline(float(ref.iloc[0]) / scale, ls="--", lw=0.8,
                                color=line[0].get_color())
-        ax.set_title(name or title, fontsize=10)
+        if name:
+            ax.set_title(name, fontsize=10)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         if logx:
@@ -165,9 +165,7 @@ def reference_figure(summary: pd.DataFrame, out: str, prefix: str) -> list[Figur
 def all_figures(summary: pd.DataFrame, out: str, prefix: str) -> list[Figure]:
     """Every figure of one family in one run."""
     made: list[Figure] = []
-    master_counts: Sequence[str] = list(summary["master"].dropna().unique())
-    main = _main_master(summary) if len(master_counts) > 1 else None
-    one = summary if main is None else summary[summary["master"] == main]
+    one = main_master_rows(summary)
     made += size_figures(one, out, prefix)
     made += bucket_figures(one, out, prefix)
     made += reference_figure(one, out, prefix)
@@ -175,7 +173,9 @@ def all_figures(summary: pd.DataFrame, out: str, prefix: str) -> list[Figure]:
     return made
 
 
-def _main_master(summary: pd.DataFrame) -> str:
-    """Pick the master with the most executors (the figures 5.1-5.6 use one master)."""
+def main_master_rows(summary: pd.DataFrame) -> pd.DataFrame:
+    """Rows of the master with the most executors (figures 5.1-5.6 use one master)."""
+    if summary["master"].nunique(dropna=True) < 2:
+        return summary
     ranked = summary.sort_values("executors", ascending=False, na_position="last")
-    return str(ranked["master"].iloc[0])
+    return summary[summary["master"] == ranked["master"].iloc[0]]

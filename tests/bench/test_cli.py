@@ -1,0 +1,72 @@
+"""`chronojoin generate` in process; `chronojoin bench --quick` end to end in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from chronojoin.cli.main import main
+
+
+def test_generate_thesis_parquet(spark, tmp_path, capsys):
+    out = tmp_path / "thesis"
+    code = main([
+        "generate", "--ids", "30", "--out", str(out), "--seed", "4", "--time-type", "integer",
+        "--master", "local[2]",
+    ])
+    assert code == 0
+    left = spark.read.parquet(str(out / "left"))
+    right = spark.read.parquet(str(out / "right"))
+    assert left.count() == 30 and right.count() > 30 * 10
+    assert json.loads((out / "_dataset.json").read_text())["n_ids"] == 30
+    assert "left" in capsys.readouterr().out
+
+
+def test_generate_errors(tmp_path, capsys):
+    assert main(["generate", "--ids", "0", "--out", str(tmp_path / "x")]) == 2
+    assert "--ids must be >= 1" in capsys.readouterr().err
+    assert main(["generate", "--ids", "5", "--out", str(tmp_path / "x"), "--order", "up"]) == 2
+    assert "--order: unknown ['up']" in capsys.readouterr().err
+    (tmp_path / "exists").mkdir()
+    assert main(["generate", "--ids", "5", "--out", str(tmp_path / "exists")]) == 2
+    assert "use --mode overwrite" in capsys.readouterr().err
+
+
+def test_bench_argument_errors(tmp_path, capsys):
+    assert main(["bench", "--cases", "nope", "--results", str(tmp_path)]) == 2
+    assert "--cases: no benchmark cases for ['nope']" in capsys.readouterr().err
+    assert main(["bench", "report", "--results", str(tmp_path)]) == 2
+    assert "needs --out" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_bench_quick_end_to_end(tmp_path):
+    results, report = tmp_path / "results", tmp_path / "report"
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    cmd = [
+        sys.executable, "-c", "from chronojoin.cli.main import run; run()", "bench", "--quick",
+        "--cases", "asof", "--master", "local[2]", "--results", str(results),
+        "--data", str(tmp_path / "data"),
+    ]
+    start = time.monotonic()
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, check=False)
+    took = time.monotonic() - start
+    assert done.returncode == 0, done.stderr[-3000:]
+    records = [json.loads(x) for f in results.iterdir() for x in f.read_text().splitlines()]
+    kinds = {r["kind"] for r in records}
+    assert kinds == {"environment", "result"}
+    timed = {r["method"]: r for r in records if r["kind"] == "result" and r["status"] == "ok"}
+    assert {"floor", "union", "exploding", "sort_merge", "auto", "duckdb"} <= set(timed)
+    assert not [r for r in records if r.get("status") == "wrong"]
+    # the UI is on in the benchmark session: Spark methods have metrics
+    assert any(timed[m]["metrics"]["shuffle_write_bytes"] is not None for m in ("floor", "union"))
+    assert timed["duckdb"]["metrics"]["shuffle_write_bytes"] is None
+    code = main(["bench", "report", "--results", str(results), "--out", str(report)])
+    assert code == 0 and (report / "report.md").exists()
+    print(f"bench --quick took {took:.0f} s")
+    assert took < 300  # the target is < 2 minutes on an idle 2-core machine

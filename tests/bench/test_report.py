@@ -1,0 +1,92 @@
+"""Reports from a stored results file: tables, ratios, figures; no Spark involved."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+from chronojoin.report import load, summarise, write_report
+from chronojoin.report.tables import fmt_bytes, growth_table, speedup_table
+
+pytest.importorskip("matplotlib")
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "results.jsonl")
+
+
+def test_summary_medians_and_relative():
+    results, envs = load([FIXTURE])
+    assert len(envs) == 2
+    summary = summarise(results)
+    row = summary[
+        (summary["case"] == "asof size n=10000 asc") & (summary["method"] == "union")
+        & (summary["master"] == "local[2]")
+    ].iloc[0]
+    floor = summary[
+        (summary["case"] == "asof size n=10000 asc") & (summary["method"] == "floor")
+        & (summary["master"] == "local[2]")
+    ].iloc[0]
+    assert row["runs"] == 2
+    assert row["relative"] == pytest.approx(row["elapsed_s"] / floor["elapsed_s"])
+    assert floor["relative"] == pytest.approx(1.0)
+    wrong = summary[summary["method"] == "wrong_fast"].iloc[0]
+    assert wrong["status"] == "wrong" and wrong["runs"] == 0
+    assert wrong["elapsed_s"] is None or wrong["elapsed_s"] != wrong["elapsed_s"]
+    duck = summary[summary["method"] == "duckdb"].iloc[0]
+    memory = duck["peak_execution_memory_bytes"]
+    assert memory is None or memory != memory  # unavailable stays unavailable, not 0
+
+
+def test_report_markdown_and_figures(tmp_path):
+    path = write_report([os.path.dirname(FIXTURE)], str(tmp_path))
+    text = open(path, encoding="utf-8").read()
+    assert "| master | case | method | median s | relative |" in text
+    assert "floor (baseline)" in text and "1.00x" in text
+    assert "**wrong**" in text and "**timeout** (over 600 s)" in text
+    assert "Growth with size" in text and "exponent" in text
+    assert "Memory, ascending data" in text
+    assert "S(2)" in text
+    assert "Command: `chronojoin bench --cases asof --masters local[1],local[2]`" in text
+    assert "| local[2] | 2 | 4.3.0 |" in text
+    images = [line for line in text.splitlines() if line.startswith("![")]
+    expected = ("elapsed_s_vs_size", "peak_execution_memory_bytes_vs_size",
+                "shuffle_write_bytes_vs_size", "elapsed_s_vs_buckets", "disk_spill_bytes_vs_buckets",
+                "elapsed_vs_executors", "methods_by_size")
+    for stem in expected:
+        assert any(stem in line for line in images), stem
+    for line in images:
+        name = line.split("](")[1].rstrip(")")
+        png = tmp_path / name
+        assert png.exists() and png.read_bytes()[:4] == b"\x89PNG" and png.stat().st_size > 5000
+
+
+def test_speedup_and_growth_values():
+    results, _ = load([FIXTURE])
+    summary = summarise(results)
+    speed = speedup_table(summary)
+    # the fixture's times are 2.2 / executors times a size term: S(2) = 2
+    assert "| method | ids | order | S(2) |" in speed
+    assert "| floor | 100000 | asc | 2.00 |" in speed
+    growth = growth_table(summary[summary["master"] == "local[2]"])
+    assert len(growth.splitlines()) == 2 + 3 * 4  # header + orders x methods
+
+
+def test_unavailable_values_and_errors(tmp_path):
+    assert fmt_bytes(None) == "n/a" and fmt_bytes(float("nan")) == "n/a"
+    assert fmt_bytes(1536) == "1.5 KiB"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ValueError, match="no benchmark results"):
+        write_report([str(empty)], str(tmp_path / "out"))
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    shutil.copy(FIXTURE, bad / "a.jsonl")
+    with open(bad / "a.jsonl", "a", encoding="utf-8") as fh:
+        fh.write("{not json\n")
+    with pytest.raises(ValueError, match="a.jsonl line 109: not JSON"):
+        load([str(bad)])
+    with pytest.raises(FileNotFoundError, match="results path does not exist"):
+        load([str(tmp_path / "missing")])
+    json.loads(open(FIXTURE, encoding="utf-8").readline())
