@@ -37,7 +37,7 @@ def test_distributions(spark):
         F.min("time").alias("lo"), F.max("time").alias("hi"),
     ).collect()[0]
     assert (stats.n, stats.ids) == (400, 400)
-    assert 0 <= stats.lo and stats.hi <= YEAR
+    assert stats.lo >= 0 and stats.hi <= YEAR
     counts = right.groupBy("id").count()
     # per id: Normal(20, 2) or Normal(80, 8), chosen per id with probability 1/2
     small = counts.where("count < 50").agg(F.avg("count"), F.count("*")).collect()[0]
@@ -45,7 +45,7 @@ def test_distributions(spark):
     assert 17 < small[0] < 23 and 70 < big[0] < 90
     assert 140 < small[1] < 260 and small[1] + big[1] == 400
     rt = right.agg(F.min("time"), F.max("time")).collect()[0]
-    assert 0 <= rt[0] and rt[1] <= YEAR
+    assert rt[0] >= 0 and rt[1] <= YEAR
     assert right.where(F.col("value").isNull() | F.col("time").isNull()).count() == 0
 
 

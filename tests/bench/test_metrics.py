@@ -79,4 +79,5 @@ def test_progress_line_and_results_file(tmp_path):
         {"kind": "result", "elapsed_s": 1.5, "run_id": "run1"},
         {"kind": "environment", "run_id": "run1"},
     ]
-    assert json.loads(open(results.path).readline())["run_id"] == "run1"
+    with open(results.path, encoding="utf-8") as fh:
+        assert json.loads(fh.readline())["run_id"] == "run1"

@@ -67,7 +67,7 @@ def render(results: pd.DataFrame, envs: pd.DataFrame, out: str) -> str:
 
 
 def _family_section(family: str, fam: pd.DataFrame, out: str, prefix: str) -> list[str]:
-    from chronojoin.report.plots import main_master_rows  # noqa: PLC0415 - matplotlib on demand
+    from chronojoin.report.plots import main_master_rows
 
     title = family or "(no family)"
     parts = [f"### {title}", "", results_table(fam), ""]
@@ -81,7 +81,7 @@ def _family_section(family: str, fam: pd.DataFrame, out: str, prefix: str) -> li
     ):
         if table:
             parts += [f"#### {heading}", "", table, ""]
-    from chronojoin.report.plots import all_figures  # noqa: PLC0415
+    from chronojoin.report.plots import all_figures
 
     figures = all_figures(fam, out, prefix)
     if figures:
