@@ -53,6 +53,7 @@ def bucket_target(events: int, partitions: int) -> int:
 
     Examples
     --------
+    >>> from chronojoin.intervals.plan import bucket_target
     >>> bucket_target(12_000_000, 200)
     20000
     >>> bucket_target(120_000_000, 200)
@@ -66,6 +67,7 @@ def buckets_for(events_k: int, target: int, max_buckets: int = MAX_BUCKETS) -> i
 
     Examples
     --------
+    >>> from chronojoin.intervals.plan import buckets_for
     >>> buckets_for(6_000_000, 20_000), buckets_for(500, 20_000)
     (300, 1)
     """
