@@ -4,8 +4,10 @@
 ``DIR/right`` (``DIR/<order>/...`` when several orders are asked for). With ``--buckets``
 the ascending dataset is also saved as bucketed tables in a persistent metastore (Hive
 support, embedded Derby under ``DIR/metastore_db``, data under ``DIR/warehouse``).
-The other kinds come from the ``generate`` function of the family's benchmark module
-(``chronojoin.bench.cases.<kind>``).
+The other kinds come from the ``generate(spark, **params) -> {table: DataFrame}`` function
+of the family's benchmark module (``chronojoin.bench.cases.<kind>``), given those of
+``n_ids``/``keys`` (``--ids``), ``points``, ``intervals``, ``seed``, ``skew``, ``order``,
+``time_type`` and ``max_seconds`` that it accepts.
 """
 
 from __future__ import annotations
@@ -40,6 +42,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--left-rows-per-id", type=int, default=1, help="thesis: left rows per id")
     parser.add_argument(
         "--skew", type=float, default=0.0, help="share of rows moved to one hot key (0..1)"
+    )
+    parser.add_argument(
+        "--points", type=int, default=None,
+        help="intervals: number of points (default 100 per id)",
+    )
+    parser.add_argument(
+        "--intervals", type=int, default=None,
+        help="intervals: number of intervals (default 10 per id)",
     )
     parser.add_argument(
         "--buckets", help="also save bucketed tables, e.g. 20,40,80,160 or 'thesis'"
@@ -134,10 +144,20 @@ def _generator(kind: str) -> Any:
 
     def family(spark: Any, args: argparse.Namespace, order: str) -> dict[str, Any]:
         offered = {
-            "n_ids": args.ids, "seed": args.seed, "skew": args.skew, "order": order,
-            "time_type": args.time_type, "max_seconds": args.max_seconds,
+            "n_ids": args.ids, "keys": args.ids, "seed": args.seed, "skew": args.skew,
+            "order": order, "time_type": args.time_type, "max_seconds": args.max_seconds,
+            "points": args.points or 100 * args.ids,
+            "intervals": args.intervals or 10 * args.ids,
         }
         accepted = inspect.signature(make).parameters
+        missing = [
+            n for n, p in accepted.items()
+            if n != "spark" and p.default is inspect.Parameter.empty and n not in offered
+            and p.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)
+        ]
+        if missing:
+            msg = f"--kind {kind}: {module_name}.generate needs {missing}, not offered here"
+            raise CliError(msg)
         kwargs = {k: v for k, v in offered.items() if k in accepted}
         return dict(make(spark, **kwargs))
 
