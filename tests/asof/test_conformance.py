@@ -159,3 +159,23 @@ def test_against_pandas_merge_asof(spark):
                                tolerance=50, strategy=strategy)
             got = {r["lid"]: r["rid"] for r in out.select("lid", "rid").collect()}
             assert got == expected, (direction, strategy)
+
+
+def test_auto_splits_hot_key_and_stays_exact(spark, caplog):
+    import logging
+
+    left, right = random_rows(seed=41, t_max=300, null_share=0.02)
+    ldf, rdf = _frames(spark, left, right, "int")
+    with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+        out = cj.asof_join(ldf, rdf, on="t", by="k", direction="nearest", tiebreak="tb")
+        expected = _oracle(left, right, "int", direction="nearest", tiebreak=["tb"])
+        _check(out, left, expected, "left")
+    assert "hot key" in caplog.text
+
+
+def test_frequent_keys_finds_the_hot_key(spark):
+    from chronojoin._plan.stats import frequent_keys
+
+    _, right = random_rows(seed=41)
+    _, rdf = _frames(spark, [], right, "int")
+    assert ("k0",) in frequent_keys(rdf, ("k",), 0.3)

@@ -38,3 +38,19 @@ def side_stats(df: DataFrame, keys: tuple[str, ...]) -> SideStats:
     if row is None:
         return SideStats(0, 0)
     return SideStats(int(row["rows"]), int(row["keys"] or 0))
+
+
+def frequent_keys(df: DataFrame, keys: tuple[str, ...], share: float) -> list[tuple[object, ...]]:
+    """Key combinations that may hold more than ``share`` of the rows (one job).
+
+    Uses ``DataFrame.stat.freqItems``: every key above the share is returned; a few
+    below it may be too (false positives cost a little speed, never correctness).
+    """
+    if not keys:
+        return []
+    packed = df.select(F.struct(*[col(k) for k in keys]).alias("__key"))
+    row = packed.stat.freqItems(["__key"], support=share).first()
+    if row is None:
+        return []
+    found = [tuple(item) for item in (row[0] or []) if item is not None]
+    return [values for values in found if all(v is not None for v in values)]

@@ -125,8 +125,9 @@ def asof_join(
     result: DataFrame = spec.left
     for item in spec.rights:
         name: str = spec.strategy
+        layout = None
         if name == "auto":
-            name, reason = choose(spec, item)
+            name, layout, reason = choose(spec, item)
             log.info("asof_join %s: strategy %r (%s)", item.what, name, reason)
-        result = STRATEGIES[name](result, item, spec)
+        result = STRATEGIES[name](result, item, spec, layout)
     return result

@@ -22,6 +22,18 @@ log = logging.getLogger("chronojoin.asof")
 
 
 @dataclass(frozen=True)
+class Layout:
+    """How a strategy splits timelines: ``buckets`` per key, for ``hot_keys`` or all.
+
+    ``buckets=None`` with keys: no split. Without keys the timeline is always split
+    (into :func:`default_count` buckets unless ``buckets`` is given).
+    """
+
+    buckets: int | None = None
+    hot_keys: tuple[tuple[object, ...], ...] | None = None
+
+
+@dataclass(frozen=True)
 class TimeBuckets:
     """An equal-width grid of ``count`` buckets starting at ``low``."""
 
@@ -50,6 +62,27 @@ def default_count(df: DataFrame) -> int:
     """Buckets for a global timeline: the session's shuffle partition count."""
     value = df.sparkSession.conf.get("spark.sql.shuffle.partitions") or "200"
     return max(1, int(value))
+
+
+def bucketize(
+    union: DataFrame, keys: list[str], layout: Layout
+) -> tuple[DataFrame, list[str], bool]:
+    """Add the bucket column when the layout asks for it; return the partition columns."""
+    if keys and layout.buckets is None:
+        return union, list(keys), False
+    count = layout.buckets or default_count(union)
+    rows = union
+    hot = None
+    if keys and layout.hot_keys:
+        key = F.struct(*[F.col(k) for k in keys])
+        hot = F.lit(False)
+        for values in layout.hot_keys:
+            hot = hot | (key == F.struct(*[F.lit(v) for v in values]))
+        rows = union.where(hot)
+    bucket = grid(rows, count).column(F.col(TIME))
+    if hot is not None:
+        bucket = F.when(hot, bucket).otherwise(F.lit(0))
+    return union.withColumn(BUCKET, bucket), [*keys, BUCKET], True
 
 
 def carry(

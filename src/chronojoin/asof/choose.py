@@ -1,32 +1,44 @@
 """``strategy="auto"``: a pure function of the spec and cheap statistics that picks one.
 
-The cost of ``exploding`` follows the number of candidate pairs, about
-``left_rows * right_rows_per_key`` (half of it for backward/forward); the cost of
-``union`` follows ``left_rows + right_rows`` (one shuffle, one sort). Exploding wins
-when each key holds about one left row, because its sorts are on the key alone; the
-rule below takes it while the estimated pairs stay within ``PAIRS_PER_ROW`` times the
-input rows, and ``union`` otherwise.
+Statistics (one small job each): rows and approximate distinct keys of both sides,
+and the keys that hold more than :data:`HOT_SHARE` of the right rows.
+
+* Hot keys (a key with a large share of the rows) would put a whole timeline on one
+  task: ``union`` with those keys split into time buckets (exact carry-over).
+* Otherwise the cost of ``exploding`` follows the candidate pairs, about
+  ``left_rows * right_rows_per_key`` (half of that for backward/forward without a
+  tolerance), the cost of ``union`` follows ``left_rows + right_rows``. Exploding wins
+  when keys hold about one left row, because its sorts are on the key alone: it is
+  chosen while the estimated pairs stay within :data:`PAIRS_PER_ROW` per input row.
 """
 
 from __future__ import annotations
 
 import logging
 
-from chronojoin._plan.stats import side_stats
+from chronojoin._plan.stats import frequent_keys, side_stats
+from chronojoin.asof.buckets import Layout, default_count
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
 log = logging.getLogger("chronojoin.asof")
 
 #: Exploding is chosen while estimated candidate pairs <= this many per input row.
 PAIRS_PER_ROW = 1.0
+#: A key holding more than this share of the right rows is split into time buckets.
+HOT_SHARE = 0.05
 
 
-def choose(spec: AsofSpec, right: RightSpec, left_rows: int | None = None) -> tuple[str, str]:
-    """Return ``(strategy, reason)`` for one right table."""
+def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
+    """Return ``(strategy, layout, reason)`` for one right table."""
     if not right.keys:
-        return "union", "no equality key: time-bucketed union with carry-over runs in parallel"
+        return "union", None, "no equality key: time-bucketed union with carry-over"
     if spec.buckets is not None:
-        return "union", f"buckets={spec.buckets} requested: union with carry-over"
+        return "union", None, f"buckets={spec.buckets} requested: union with carry-over"
+    hot = frequent_keys(right.df, right.keys.right, HOT_SHARE)
+    if hot:
+        layout = Layout(buckets=default_count(right.df), hot_keys=tuple(hot))
+        return "union", layout, f"{len(hot)} hot key(s) over {HOT_SHARE:.0%} of right rows: " \
+            "union with those keys split into time buckets"
     lstats = side_stats(spec.left, right.keys.left)
     rstats = side_stats(right.df, right.keys.right)
     share = 1.0 if right.direction == "nearest" or right.tolerance is not None else 0.5
@@ -37,5 +49,5 @@ def choose(spec: AsofSpec, right: RightSpec, left_rows: int | None = None) -> tu
         f"~{rstats.keys} keys: ~{pairs:.3g} candidate pairs for {inputs} input rows"
     )
     if pairs <= PAIRS_PER_ROW * inputs:
-        return "exploding", reason + " (few pairs per row: exploding)"
-    return "union", reason + " (many pairs per row: union)"
+        return "exploding", None, reason + " (few pairs per row: exploding)"
+    return "union", None, reason + " (many pairs per row: union)"

@@ -1,4 +1,4 @@
-"""As-of strategies: one module each, all with ``plan(left, right, spec) -> DataFrame``."""
+"""As-of strategies: one module each, all with ``plan(left, right, spec, layout) -> DataFrame``."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ from collections.abc import Callable
 
 from pyspark.sql import DataFrame
 
+from chronojoin.asof.buckets import Layout
 from chronojoin.asof.spec import AsofSpec, RightSpec
 from chronojoin.asof.strategies import exploding, sort_merge, union
 
-Plan = Callable[[DataFrame, RightSpec, AsofSpec], DataFrame]
+Plan = Callable[[DataFrame, RightSpec, AsofSpec, Layout | None], DataFrame]
 
 #: strategy name (as in ``strategy=`` and ``--strategy``) -> plan builder
 STRATEGIES: dict[str, Plan] = {

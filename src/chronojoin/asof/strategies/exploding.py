@@ -12,6 +12,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from chronojoin.asof.buckets import Layout
 from chronojoin.asof.frames import (
     BACK,
     FORWARD,
@@ -56,8 +57,10 @@ def _order(right: RightSpec, tbs: list[str]) -> list[Column]:
     return [F.abs(lt - rt).asc(), (rt <= lt).desc(), *ties]
 
 
-def plan(left: DataFrame, right: RightSpec, spec: AsofSpec) -> DataFrame:
-    """Build the exploding plan for one right table."""
+def plan(
+    left: DataFrame, right: RightSpec, spec: AsofSpec, layout: Layout | None = None
+) -> DataFrame:
+    """Build the exploding plan for one right table (``layout`` does not apply)."""
     keys = key_names(len(right.keys.left))
     tbs = tiebreak_names(len(right.tiebreak))
     lf = left_frame(left, spec, right).withColumn(_ID, F.monotonically_increasing_id())

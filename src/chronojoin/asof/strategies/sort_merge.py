@@ -22,7 +22,6 @@ from pyspark.sql import types as T
 from chronojoin.asof import buckets as B
 from chronojoin.asof.frames import (
     BACK,
-    BUCKET,
     FORWARD,
     RIGHT_STRUCT,
     SIDE,
@@ -95,18 +94,15 @@ def _pass(
     return df.sortWithinPartitions(*[F.col(c) for c in part], *order).mapInArrow(fn, schema)
 
 
-def plan(left: DataFrame, right: RightSpec, spec: AsofSpec) -> DataFrame:
+def plan(
+    left: DataFrame, right: RightSpec, spec: AsofSpec, layout: B.Layout | None = None
+) -> DataFrame:
     """Build the sort-merge plan for one right table."""
     right_code, left_code = side_codes(right)
     keys = key_names(len(right.keys.left))
     ties = [F.col(c).asc_nulls_first() for c in tiebreak_names(len(right.tiebreak))]
     union = tagged_union(left, right, spec)
-    bucketed = not keys or spec.buckets is not None
-    part = list(keys)
-    if bucketed:
-        count = spec.buckets or B.default_count(left)
-        union = union.withColumn(BUCKET, B.grid(union, count).column(F.col(TIME)))
-        part.append(BUCKET)
+    union, part, bucketed = B.bucketize(union, keys, layout or B.Layout(spec.buckets))
     backward = right.direction in ("backward", "nearest")
     forward = right.direction in ("forward", "nearest")
     data = union.repartition(*[F.col(c) for c in part])

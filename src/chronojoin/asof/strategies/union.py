@@ -16,7 +16,6 @@ from pyspark.sql import functions as F
 from chronojoin.asof import buckets as B
 from chronojoin.asof.frames import (
     BACK,
-    BUCKET,
     FORWARD,
     RIGHT_STRUCT,
     SIDE,
@@ -39,18 +38,15 @@ def tagged_union(left: DataFrame, right: RightSpec, spec: AsofSpec) -> DataFrame
     return lf.unionByName(rf, allowMissingColumns=True)
 
 
-def plan(left: DataFrame, right: RightSpec, spec: AsofSpec) -> DataFrame:
+def plan(
+    left: DataFrame, right: RightSpec, spec: AsofSpec, layout: B.Layout | None = None
+) -> DataFrame:
     """Build the union/window plan for one right table."""
     right_code, left_code = side_codes(right)
     keys = key_names(len(right.keys.left))
     tbs = tiebreak_names(len(right.tiebreak))
     union = tagged_union(left, right, spec)
-    bucketed = not keys or spec.buckets is not None
-    part = list(keys)
-    if bucketed:
-        count = spec.buckets or B.default_count(left)
-        union = union.withColumn(BUCKET, B.grid(union, count).column(F.col(TIME)))
-        part.append(BUCKET)
+    union, part, bucketed = B.bucketize(union, keys, layout or B.Layout(spec.buckets))
     backward = right.direction in ("backward", "nearest")
     forward = right.direction in ("forward", "nearest")
     ties = [F.col(c).asc_nulls_first() for c in tbs]
