@@ -1,0 +1,246 @@
+"""A range join planned as equi-joins on ``(keys, bin)``: the engine of band and interval joins.
+
+The families describe their join as a :class:`RangeJoin`: two :class:`RangeSide` objects
+(a DataFrame whose columns have internal names, its equality keys, and the range
+``[lo, hi]`` of ordinals that can meet the other side: a point when ``hi`` is None) and
+the exact match predicate. :func:`plan_range_join` bins both sides on one grid
+(:mod:`chronojoin._plan.binning`), joins them per level, filters exactly, keeps each pair
+in one bin only, and adds the unmatched left rows for ``how="left"``.
+
+The result has the internal columns ``left.columns + right.columns``; the caller renames.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import reduce
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from chronojoin._plan import binning as B
+from chronojoin._typing import How
+from chronojoin._validate.columns import col
+
+_BIN_L, _BIN_R = "_cj_bin_l", "_cj_bin_r"
+_LVL_L, _LVL_R = "_cj_lvl_l", "_cj_lvl_r"
+_LO_L, _LO_R = "_cj_lo_l", "_cj_lo_r"
+_HI_L, _HI_R = "_cj_hi_l", "_cj_hi_r"
+
+
+@dataclass(frozen=True)
+class RangeSide:
+    """One side of a range join.
+
+    Parameters
+    ----------
+    df
+        The side's rows; user columns renamed to internal names, helper columns added.
+    columns
+        The internal names of the user's columns, in output order.
+    keys
+        Internal names of the equality keys (matched in order with the other side's).
+    lo, hi
+        The range of ordinals this row can meet (``hi`` None: a point ``lo``). Every
+        matching pair must have intersecting ranges.
+    constant_span
+        ``hi - lo`` when it is the same for every row (then no statistics are needed
+        for the grid when the bin size is given).
+    """
+
+    df: DataFrame
+    columns: tuple[str, ...]
+    keys: tuple[str, ...]
+    lo: Column
+    hi: Column | None = None
+    constant_span: float | None = None
+
+    @property
+    def is_point(self) -> bool:
+        """Whether every row is a single point (one bin, never replicated)."""
+        return self.hi is None
+
+
+@dataclass(frozen=True)
+class RangeJoin:
+    """A range join: both sides, the exact predicate, the join type and the grid."""
+
+    left: RangeSide
+    right: RangeSide
+    condition: Column
+    how: How
+    bin_size: float | None
+    integral: bool
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The chosen grid: level-0 bin width and the highest level planned."""
+
+    size: float
+    max_level: int
+
+
+def choose_grid(join: RangeJoin) -> Grid:
+    """Pick the grid: the given bin size or the automatic one, and the levels needed."""
+    ranges = [s for s in (join.left, join.right) if not s.is_point]
+    if join.bin_size is not None and all(s.constant_span is not None for s in ranges):
+        return Grid(join.bin_size, 0)
+    stats = {id(s): _stats(s) for s in (join.left, join.right)
+             if not s.is_point or join.bin_size is None}
+    size = join.bin_size
+    if size is None:
+        size = _auto_size(join, stats)
+    span_max = max((stats[id(s)].span_max for s in ranges if id(s) in stats), default=0.0)
+    return Grid(size, B.max_level_for(span_max, size))
+
+
+def _stats(side: RangeSide) -> B.SideStats:
+    return B.side_stats(side.df, side.lo, side.lo if side.hi is None else side.hi)
+
+
+def _auto_size(join: RangeJoin, stats: dict[int, B.SideStats]) -> float:
+    left, right = stats[id(join.left)], stats[id(join.right)]
+    if join.left.is_point != join.right.is_point:
+        rep, probe = (right, left) if join.left.is_point else (left, right)
+        return B.choose_bin_size(rep, probe, integral=join.integral)
+    lows = [s.lo_min for s in (left, right) if s.lo_min is not None]
+    highs = [s.hi_max for s in (left, right) if s.hi_max is not None]
+    merged = B.SideStats(
+        left.count + right.count,
+        min(lows) if lows else None,
+        max(highs) if highs else None,
+        max(left.span_p50, right.span_p50),
+        max(left.span_p90, right.span_p90),
+        max(left.span_max, right.span_max),
+    )
+    return B.choose_bin_size(merged, merged, integral=join.integral)
+
+
+def plan_range_join(join: RangeJoin, grid: Grid | None = None) -> DataFrame:
+    """Build the plan of ``join``; columns ``left.columns + right.columns``."""
+    grid = grid or choose_grid(join)
+    left = _prepare(join.left, _LO_L, _HI_L, _LVL_L, grid)
+    right = _prepare(join.right, _LO_R, _HI_R, _LVL_R, grid)
+    out = [*join.left.columns, *join.right.columns]
+    if join.how == "left" and join.left.is_point and grid.max_level == 0:
+        return _joined(join, left, right, grid, level=0, how="left").select(*[col(c) for c in out])
+    levels = range(grid.max_level + 1)
+    inner = _union([_joined(join, left, right, grid, level=lvl, how="inner") for lvl in levels])
+    inner = inner.select(*[col(c) for c in out])
+    if join.how == "inner":
+        return inner
+    semis = [_joined(join, left, right, grid, level=lvl, how="left_semi") for lvl in levels]
+    matched = _union(semis)
+    unmatched = _unmatched(join.left, matched.select(*[col(c) for c in join.left.columns]))
+    nulls = [F.lit(None).cast(join.right.df.schema[c].dataType).alias(c)
+             for c in join.right.columns]
+    return inner.unionByName(unmatched.select(*[col(c) for c in join.left.columns], *nulls))
+
+
+def _prepare(side: RangeSide, lo: str, hi: str, lvl: str, grid: Grid) -> DataFrame:
+    df = side.df.withColumn(lo, side.lo)
+    if side.hi is None:
+        return df.withColumn(lvl, F.lit(0))
+    df = df.withColumn(hi, side.hi)
+    level = B.level_of(F.col(lo), F.col(hi), grid.size, grid.max_level)
+    return df.withColumn(lvl, level)
+
+
+def _joined(
+    join: RangeJoin, left: DataFrame, right: DataFrame, grid: Grid, *, level: int, how: str
+) -> DataFrame:
+    """Join one level: ``inner``/``left_semi`` on the level's pairs, or ``left``."""
+    size = B.size_of_level(grid.size, level)
+    lsel, rsel = left, right
+    if grid.max_level > 0:
+        lsel = left.where(_level_filter(join.left, join.right, _LVL_L, level))
+        rsel = right.where(_level_filter(join.right, join.left, _LVL_R, level))
+    lrep = B.replicate(lsel, F.col(_LO_L), _hi(join.left, _HI_L), size, _BIN_L)
+    rrep = B.replicate(rsel, F.col(_LO_R), _hi(join.right, _HI_R), size, _BIN_R)
+    cond = F.col(_BIN_L) == F.col(_BIN_R)
+    for lk, rk in zip(join.left.keys, join.right.keys, strict=True):
+        cond = cond & (col(lk) == col(rk))
+    cond = cond & join.condition
+    if how == "inner" and not join.left.is_point and not join.right.is_point:
+        cond = cond & B.emitted_here(F.col(_BIN_L), F.col(_LO_L), F.col(_LO_R), size)
+        if grid.max_level > 0:
+            cond = cond & (F.greatest(F.col(_LVL_L), F.col(_LVL_R)) == F.lit(level))
+    return lrep.join(rrep, on=cond, how=how)
+
+
+def _hi(side: RangeSide, name: str) -> Column | None:
+    return None if side.is_point else F.col(name)
+
+
+def _level_filter(side: RangeSide, other: RangeSide, name: str, level: int) -> Column:
+    """Rows of ``side`` that take part in the join of ``level``.
+
+    Against a point side, a range row is joined on its own level only; when both sides
+    are ranges, every row up to the level takes part and the pair's level decides.
+    """
+    if side.is_point:
+        return F.lit(True)
+    if other.is_point:
+        return F.col(name) == F.lit(level)
+    return F.col(name) <= F.lit(level)
+
+
+def _union(frames: list[DataFrame]) -> DataFrame:
+    return reduce(DataFrame.unionByName, frames)
+
+
+def _unmatched(left: RangeSide, matched: DataFrame) -> DataFrame:
+    """Left rows without any match: an anti join on the whole row (NULL-safe).
+
+    Rows that are equal in every column have the same keys, times and bounds, hence the
+    same matches; so a left row is unmatched exactly when no equal row is in ``matched``.
+    """
+    rows = left.df.select(*[col(c) for c in left.columns])
+    schema = rows.schema
+    renamed = matched.select(*[col(c).alias("_cj_m" + str(i)) for i, c in enumerate(left.columns)])
+    cond: Column = F.lit(True)
+    for i, c in enumerate(left.columns):
+        dtype = schema[c].dataType
+        mine = _comparable(col(c), dtype)
+        theirs = _comparable(F.col("_cj_m" + str(i)), dtype)
+        cond = cond & mine.eqNullSafe(theirs)
+    return rows.join(renamed, on=cond, how="left_anti")
+
+
+def _comparable(column: Column, dtype: T.DataType) -> Column:
+    """Map types cannot be join keys: compare them through their JSON text."""
+    if _has_map(dtype):
+        return F.to_json(F.array(column))
+    return column
+
+
+def _has_map(dtype: T.DataType) -> bool:
+    if isinstance(dtype, T.MapType):
+        return True
+    if isinstance(dtype, T.ArrayType):
+        return _has_map(dtype.elementType)
+    if isinstance(dtype, T.StructType):
+        return any(_has_map(f.dataType) for f in dtype.fields)
+    return False
+
+
+def internal(df: DataFrame, prefix: str) -> tuple[DataFrame, dict[str, str]]:
+    """Rename every column of ``df`` to ``prefix + position`` (safe for self-joins)."""
+    mapping = {name: f"{prefix}{i}" for i, name in enumerate(df.columns)}
+    return df.select(*[col(n).alias(mapping[n]) for n in df.columns]), mapping
+
+
+def finish(
+    result: DataFrame,
+    left_columns: list[str],
+    left_map: dict[str, str],
+    outputs: tuple[tuple[str, str], ...],
+    right_map: dict[str, str],
+) -> DataFrame:
+    """Rename internal columns back: left columns, then right ``(column, output name)``."""
+    return result.select(
+        *[col(left_map[n]).alias(n) for n in left_columns],
+        *[col(right_map[r]).alias(out) for r, out in outputs],
+    )
