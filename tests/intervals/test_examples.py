@@ -104,3 +104,23 @@ def test_float_times(spark):
     out = cj.interval_aggregate(points, intervals, strategy="bucketed_sweep", buckets=0.75)
     got = {("nan" if r["time"] != r["time"] else r["time"]): r["total"] for r in out.collect()}
     assert got == {0.5: 3, 1.0: 7, "nan": None, 2.25: 4}
+
+
+def test_nan_and_infinite_values_are_not_running_sums(spark):
+    inf, nan = float("inf"), float("nan")
+    points = spark.createDataFrame([(1, t) for t in (1, 3, 5, 6, 8, 9, 11)], "id int, time int")
+    intervals = spark.createDataFrame(
+        [(1, 0, 10, 1.5), (1, 2, 4, nan), (1, 5, 7, inf), (1, 6, 8, -inf), (1, 9, 9, 2.0)],
+        "id int, start int, end int, v double",
+    )
+    expected = {1: 1.5, 3: "nan", 5: inf, 6: "nan", 8: -inf, 9: 3.5, 11: None}
+    outs = []
+    for strategy, buckets in [("sweep", None), ("bucketed_sweep", 3), ("join", None)]:
+        out = cj.interval_aggregate(points, intervals, by="id", aggs={"s": ("sum", "v")},
+                                    strategy=strategy, buckets=buckets)
+        outs.append(out.select(F.lit(strategy).alias("st"), "time", "s"))
+    got: dict[str, dict] = {}
+    for r in reduce(DataFrame.unionByName, outs).collect():
+        value = "nan" if r["s"] is not None and r["s"] != r["s"] else r["s"]
+        got.setdefault(r["st"], {})[r["time"]] = value
+    assert got == {"sweep": expected, "bucketed_sweep": expected, "join": expected}

@@ -99,8 +99,11 @@ def interval_aggregate(
     * ``"sweep"``: points, ``+value`` start events and ``-value`` end events in one
       window per key ordered by time and a tie rank derived from ``closed``; running
       sums give every aggregate at every point. One shuffle and sort of points + 2 x
-      intervals. Only ``sum``, ``count`` and ``mean`` (running sums are invertible);
-      float sums may differ from a direct sum by rounding.
+      intervals. Only ``sum``, ``count`` and ``mean`` (running sums are invertible).
+      Integer and decimal sums are exact; for float/double columns NaN and
+      infinities are counted apart (exact), but finite values are running sums, so
+      the result can differ from a direct sum by rounding that grows with the
+      magnitudes seen earlier in the key (use ``"join"`` when that matters).
     * ``"bucketed_sweep"``: the same cut into time buckets per key, with the totals of
       earlier buckets carried into each bucket; exact for any bucket layout, and a hot
       key is spread over many tasks.

@@ -10,7 +10,8 @@ DataFrame with the columns
   row travels through the plan as one row and comes out exactly once,
 * ``__cj_n``: +1/-1 per interval (NULL for points),
 * ``__cj_s<j>`` / ``__cj_c<j>``: +/-value and +/-1 when the value is not NULL, for the
-  j-th value column.
+  j-th value column (for doubles: finite values only, and ``__cj_s<j>_nan``,
+  ``_pinf``, ``_ninf`` count NaN, +inf and -inf values).
 
 A running sum of the deltas up to a point row (ordered by ``(__cj_t, __cj_o)`` within
 its keys) is the aggregate over exactly the intervals that cover the point.
@@ -27,6 +28,8 @@ from chronojoin._validate.timetypes import TimeKind, ordinal
 from chronojoin.intervals.spec import AggSpec, IntervalSpec, sum_type
 
 T_COL, RANK, POINT, COUNT = "__cj_t", "__cj_o", "__cj_p", "__cj_n"
+#: Values of double columns a running sum cannot subtract again; counted apart.
+SPECIALS = ("nan", "pinf", "ninf")
 
 
 def key_names(spec: IntervalSpec) -> list[str]:
@@ -70,6 +73,9 @@ def delta_types(spec: IntervalSpec) -> dict[str, T.DataType]:
     for j, name in enumerate(spec.value_columns):
         if name in summed:
             out[sum_column(j)] = summed[name]
+            if isinstance(summed[name], T.DoubleType):
+                for special in SPECIALS:
+                    out[f"{sum_column(j)}_{special}"] = T.LongType()
         out[count_column(j)] = T.LongType()
     return out
 
@@ -111,8 +117,7 @@ def events(spec: IntervalSpec) -> DataFrame:
     for j, name in enumerate(spec.value_columns):
         v = F.col(values[name])
         if sum_column(j) in deltas:
-            typed = v.cast(deltas[sum_column(j)])
-            delta_exprs.append(F.when(starting, typed).otherwise(-typed).alias(sum_column(j)))
+            delta_exprs.extend(_sum_deltas(v, deltas, j, sign))
         one = F.when(v.isNotNull(), sign).otherwise(F.lit(0)).cast("long")
         delta_exprs.append(one.alias(count_column(j)))
     evs = base.select(
@@ -123,6 +128,38 @@ def events(spec: IntervalSpec) -> DataFrame:
         *delta_exprs,
     )
     return pts.unionByName(evs)
+
+
+def _sum_deltas(v: Column, deltas: dict[str, T.DataType], j: int, sign: Column) -> list[Column]:
+    """+/-value; for doubles only finite values, with NaN/+inf/-inf counted apart.
+
+    A running sum cannot take back a NaN or an infinity (``inf - inf`` is NaN), so
+    they are counted and put back when the aggregate is read (:func:`_special_sum`).
+    """
+    name = sum_column(j)
+    typed = v.cast(deltas[name])
+    if f"{name}_nan" not in deltas:
+        return [F.when(sign > 0, typed).otherwise(-typed).alias(name)]
+    inf = F.lit(float("inf"))
+    tests = {"nan": F.isnan(typed), "pinf": typed == inf, "ninf": typed == -inf}
+    finite = F.when(tests["nan"] | tests["pinf"] | tests["ninf"], F.lit(0.0)).otherwise(typed)
+    out = [F.when(sign > 0, finite).otherwise(-finite).alias(name)]
+    for special in SPECIALS:
+        hit = F.when(typed.isNotNull() & tests[special], sign).otherwise(F.lit(0))
+        out.append(hit.cast("long").alias(f"{name}_{special}"))
+    return out
+
+
+def _special_sum(s: Column, j: int) -> Column:
+    """The running sum with NaN and infinities put back as a direct sum would give."""
+    n = {k: F.coalesce(F.col(f"{sum_column(j)}_{k}"), F.lit(0)) for k in SPECIALS}
+    nan, inf = F.lit(float("nan")), F.lit(float("inf"))
+    return (
+        F.when((n["nan"] > 0) | ((n["pinf"] > 0) & (n["ninf"] > 0)), nan)
+        .when(n["pinf"] > 0, inf)
+        .when(n["ninf"] > 0, -inf)
+        .otherwise(s)
+    )
 
 
 def point_struct_type(spec: IntervalSpec) -> T.StructType:
@@ -141,6 +178,8 @@ def _aggregate(a: AggSpec, spec: IntervalSpec) -> Column:
     if a.function == "count":
         return c
     s = F.col(sum_column(j))
+    if f"{sum_column(j)}_nan" in delta_types(spec):
+        s = _special_sum(s, j)
     if a.function == "sum":
         return F.when(c > 0, s.cast(a.result_type))
     return F.when(c > 0, (s / c).cast(a.result_type))
