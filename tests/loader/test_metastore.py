@@ -20,8 +20,8 @@ WORKER = os.path.join(os.path.dirname(__file__), "metastore_worker.py")
 def results(tmp_path_factory):
     tmp = str(tmp_path_factory.mktemp("metastore"))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    proc = subprocess.run([sys.executable, WORKER, tmp], capture_output=True, text=True, check=False,
-                          timeout=900, cwd=tmp, env=env)
+    proc = subprocess.run([sys.executable, WORKER, tmp], capture_output=True, text=True,
+                          check=False, timeout=900, cwd=tmp, env=env)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     assert proc.returncode == 0 and lines, proc.stderr[-3000:]
     return json.loads(lines[-1][len("RESULT "):])

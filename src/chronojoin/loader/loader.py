@@ -100,7 +100,7 @@ class IncrementalLoader:
                  on_duplicate: str = "drop") -> None:
         self._spec = loader_spec(path=path, table=table, keys=keys, partition_by=partition_by,
                                  format=format, order_by=order_by, on_duplicate=on_duplicate)
-        if not isinstance(spark, SparkSession):
+        if not _is_session(spark):
             msg = f"`spark` must be a SparkSession; got {type(spark).__name__}"
             raise TypeError(msg)
         self._spark = spark
@@ -317,6 +317,16 @@ class IncrementalLoader:
         (staged.select(*[col(c) for c in [*spec.keys, spec.partition_by]])
          .withColumn(plan.BUCKET, bucket).repartition(n, col(plan.BUCKET)).drop(plan.BUCKET)
          .write.partitionBy(spec.partition_by).parquet(os.path.join(stage, "index")))
+
+
+def _is_session(spark: Any) -> bool:
+    if isinstance(spark, SparkSession):
+        return True
+    try:
+        from pyspark.sql.connect.session import SparkSession as ConnectSession
+    except ImportError:  # Spark Connect's client dependencies are not installed
+        return False
+    return isinstance(spark, ConnectSession)
 
 
 def _reject_nulls(stats: plan.BatchStats, partition_by: str) -> None:

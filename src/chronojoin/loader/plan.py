@@ -134,6 +134,15 @@ def winner_order(batch: DataFrame, order_by: Sequence[str | Column]) -> list[Col
     return [col(TAG), *user, F.xxhash64(*data), *tie]
 
 
+def observation(df: DataFrame, name: str) -> Observation:
+    """Return an ``Observation`` of the kind ``df`` accepts (classic or Spark Connect)."""
+    if type(df).__module__.startswith("pyspark.sql.connect"):
+        from pyspark.sql.connect.observation import Observation as ConnectObservation
+
+        return ConnectObservation(name)  # type: ignore[return-value]
+    return Observation(name)
+
+
 @dataclass(frozen=True)
 class Dedup:
     """The rows to append and the observation that counts what happened."""
@@ -152,7 +161,7 @@ def dedup(batch: DataFrame, index: DataFrame | None, *, keys: Sequence[str],
         stored = index.select(*[col(c) for c in [*keys, partition_by]]).withColumn(TAG, F.lit(0))
         tagged = tagged.unionByName(stored, allowMissingColumns=True)
     spread = tagged.withColumn(BUCKET, bucket).repartition(n, col(BUCKET))
-    obs = Observation(f"chronojoin_load_{uuid.uuid4().hex}")
+    obs = observation(batch, f"chronojoin_load_{uuid.uuid4().hex}")
     is_batch = col(TAG) == 1
     if policy == "allow":
         marked = spread.withColumn(_RN, F.lit(1)).withColumn(_FIRST, F.lit(1))

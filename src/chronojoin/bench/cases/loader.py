@@ -27,11 +27,12 @@ import shutil
 from collections.abc import Sequence
 from typing import Any
 
-from pyspark.sql import DataFrame, Observation, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from chronojoin.bench.case import Case, Inputs, Method
 from chronojoin.bench.data import default_data_dir
+from chronojoin.loader.plan import observation
 
 KEYS = ["user_id", "click_id"]
 PCOL = "event_date"
@@ -137,7 +138,7 @@ def _run_naive(inputs: Inputs) -> tuple[int, None]:
     table = batch.sparkSession.read.parquet(copy)
     ident = [PCOL, *KEYS]
     new = batch.dropDuplicates(ident).join(table.select(*ident), on=ident, how="left_anti")
-    obs = Observation("chronojoin_bench_naive")
+    obs = observation(batch, "chronojoin_bench_naive")
     new.observe(obs, F.count(F.lit(1)).alias("n")).write.mode("append").partitionBy(
         PCOL).parquet(copy)
     return int(obs.get["n"]), None

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from chronojoin.cli.errors import CliError
-from chronojoin.cli.options import add_input_format, add_master, split_list
+from chronojoin.cli.options import add_master, split_list
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,7 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="verify no key is stored twice and the index equals the data")
     action.add_argument("--rebuild-index", action="store_true",
                         help="rebuild the key index from the stored data")
-    add_input_format(parser)
+    parser.add_argument("--input-format", default=None, choices=["parquet", "csv"],
+                        help="format of BATCH (default: from the file extension, else parquet)")
     add_master(parser)
 
 
@@ -69,5 +70,5 @@ def execute(args: argparse.Namespace) -> int:
     if args.rebuild_index:
         print(f"index rebuilt for {loader.rebuild_index()} partition(s)")
         return 0
-    print(loader.append(read(spark, args.batch, args.format), batch_id=args.batch_id))
+    print(loader.append(read(spark, args.batch, args.input_format), batch_id=args.batch_id))
     return 0
