@@ -94,13 +94,17 @@ def _session(args: argparse.Namespace, hive: bool) -> Any:
 
     if not hive:
         return session(args, app="chronojoin-generate")
-    root = os.path.abspath(args.out)
-    conf = {
+    return session(args, app="chronojoin-generate", hive=True, conf=_hive_conf(args.out))
+
+
+def _hive_conf(out: str) -> dict[str, str]:
+    """The warehouse and embedded Derby metastore, both under ``out``."""
+    root = os.path.abspath(out)
+    return {
         "spark.sql.warehouse.dir": os.path.join(root, "warehouse"),
         "spark.hadoop.javax.jdo.option.ConnectionURL":
             f"jdbc:derby:;databaseName={os.path.join(root, 'metastore_db')};create=true",
     }
-    return session(args, app="chronojoin-generate", hive=True, conf=conf)
 
 
 def _write(tables: dict[str, Any], out: str, args: argparse.Namespace, order: str) -> None:
@@ -121,10 +125,10 @@ def _bucketed(tables: dict[str, Any], args: argparse.Namespace, buckets: tuple[i
     for b in buckets:
         names = write_bucketed(tables, buckets=b, database=args.database, prefix=prefix)
         print(f"bucketed ({b}): " + ", ".join(names.values()))
-    print(
-        "read them with Hive support and the same metastore: "
-        f"--conf spark.sql.warehouse.dir={os.path.join(os.path.abspath(args.out), 'warehouse')}"
-    )
+    conf = _hive_conf(args.out)
+    print("read them with Hive support and these confs: " + " ".join(
+        f"--conf {k}={v}" for k, v in conf.items()
+    ))
 
 
 def _generator(kind: str) -> Any:
