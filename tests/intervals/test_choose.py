@@ -1,0 +1,82 @@
+"""``auto`` is a pure function of the spec and the statistics: its decisions, no Spark job."""
+
+from __future__ import annotations
+
+import pytest
+
+from chronojoin.intervals.choose import Stats, choose, needs_stats
+from chronojoin.intervals.spec import build_spec
+
+
+@pytest.fixture(scope="module")
+def frames(spark):
+    points = spark.createDataFrame([(1, 5)], "id int, time long")
+    intervals = spark.createDataFrame([(1, 0, 9, 2)], "id int, start long, end long, v int")
+    return points, intervals
+
+
+def spec(frames, **kw):
+    args = {"by": "id", "left_by": None, "right_by": None, "time": "time", "start": "start",
+            "end": "end", "aggs": {"s": ("sum", "v")}, "closed": "both", "how": "left",
+            "strategy": "auto", "buckets": None}
+    args.update(kw)
+    return build_spec(*frames, **args)
+
+
+def stats(points, intervals, keys, pairs, max_key_events, partitions=200):
+    return Stats(keys=keys, points=points, intervals=intervals, pairs=pairs,
+                 max_key_events=max_key_events, lo=0.0, hi=100.0, partitions=partitions)
+
+
+# the benchmark's shapes: (a) few pairs, (b) many pairs, (c) a hot key
+FEW = stats(10_000_000, 1_000_000, 100_000, 1e8, 200)
+MANY = stats(10_000_000, 1_000_000, 1_000, 1e10, 12_000)
+HOT = stats(10_000_000, 1_000_000, 50_000, 2.5e12, 6_000_000)
+
+
+def test_few_pairs_per_key_use_the_join(frames):
+    assert choose(spec(frames), FEW).strategy == "join"
+
+
+def test_many_pairs_use_the_sweep(frames):
+    assert choose(spec(frames), MANY).strategy == "sweep"
+
+
+def test_hot_key_uses_buckets_with_the_formula(frames):
+    plan = choose(spec(frames), HOT)
+    assert plan.strategy == "bucketed_sweep"
+    assert plan.target == 20_000  # max(20000, 12M / (8 * 200))
+    assert "largest key" in plan.reason
+
+
+def test_no_keys_use_buckets(frames):
+    plan = choose(spec(frames, by=None), stats(100, 10, 1, 1000.0, 120))
+    assert plan.strategy == "bucketed_sweep"
+
+
+def test_non_invertible_functions_use_the_join(frames):
+    s = spec(frames, aggs={"m": ("max", "v"), "s": ("sum", "v")})
+    plan = choose(s, HOT)
+    assert plan.strategy == "join"
+    assert "max" in plan.reason
+
+
+def test_buckets_given_are_used(frames):
+    plan = choose(spec(frames, buckets=8), MANY)
+    assert (plan.strategy, plan.count, plan.lo, plan.hi) == ("bucketed_sweep", 8, 0.0, 100.0)
+    plan = choose(spec(frames, strategy="bucketed_sweep", buckets=2.5), None)
+    assert (plan.strategy, plan.width) == ("bucketed_sweep", 2.5)
+
+
+@pytest.mark.parametrize("name", ["sweep", "join"])
+def test_named_strategy_overrides(frames, name):
+    s = spec(frames, strategy=name)
+    assert not needs_stats(s)
+    assert choose(s, None).strategy == name
+
+
+def test_needs_stats(frames):
+    assert needs_stats(spec(frames))
+    assert needs_stats(spec(frames, strategy="bucketed_sweep"))
+    assert needs_stats(spec(frames, strategy="bucketed_sweep", buckets=4))
+    assert not needs_stats(spec(frames, strategy="bucketed_sweep", buckets="3"))
