@@ -16,6 +16,9 @@ import pytest
 WORKER = os.path.join(os.path.dirname(__file__), "metastore_worker.py")
 
 
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     tmp = str(tmp_path_factory.mktemp("metastore"))
