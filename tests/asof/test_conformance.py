@@ -161,9 +161,12 @@ def test_against_pandas_merge_asof(spark):
             assert got == expected, (direction, strategy)
 
 
-def test_auto_splits_hot_key_and_stays_exact(spark, caplog):
+def test_auto_splits_hot_key_and_stays_exact(spark, caplog, monkeypatch):
     import logging
 
+    from chronojoin.asof import choose
+
+    monkeypatch.setattr(choose, "MIN_ROWS_TO_SPLIT", 0)
     left, right = random_rows(seed=41, t_max=300, null_share=0.02)
     ldf, rdf = _frames(spark, left, right, "int")
     with caplog.at_level(logging.INFO, logger="chronojoin.asof"):

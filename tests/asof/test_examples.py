@@ -120,3 +120,27 @@ def test_several_right_tables_own_direction(spark):
     out = cj.asof_join(left, [cj.Right(r, prefix="back_"),
                               cj.Right(r, prefix="fwd_", direction="forward")], on="t", by="id")
     assert [tuple(x) for x in out.collect()] == [(1, 10, 8, "b", 12, "f")]
+
+
+@pytest.mark.parametrize("strategy", ["auto", "union", "exploding", "sort_merge"])
+def test_one_pass_equals_chained(spark, strategy):
+    from tests.asof.data import random_rows
+
+    left, right = random_rows(seed=17, t_max=80, null_share=0.05)
+    ldf = spark.createDataFrame([tuple(r.values()) for r in left],
+                                "lid int, k string, t int, label int")
+    rdf = spark.createDataFrame([tuple(r.values()) for r in right],
+                                "rid int, k string, t int, v double, tb int")
+    specs = [
+        cj.Right(rdf, prefix="a_", tiebreak="tb"),
+        cj.Right(rdf.withColumnRenamed("k", "key"), by="key", prefix="b_", direction="forward",
+                 allow_exact_matches=False, tiebreak="tb"),
+        cj.Right(rdf, prefix="c_", direction="nearest", tolerance=4, tiebreak="tb"),
+    ]
+    one = cj.asof_join(ldf, specs, on="t", by="k", strategy=strategy)
+    chained = ldf
+    for s in specs:
+        chained = cj.asof_join(chained, [s], on="t", by="k", strategy="exploding")
+    assert one.columns == chained.columns
+    assert sorted(map(tuple, one.collect()), key=str) == sorted(map(tuple, chained.collect()),
+                                                                 key=str)

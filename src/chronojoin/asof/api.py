@@ -6,9 +6,10 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from chronojoin.asof.choose import choose
+from chronojoin.asof.choose import choose, hot_layout
 from chronojoin.asof.spec import Right, build_spec
 from chronojoin.asof.strategies import STRATEGIES
+from chronojoin.asof.strategies.union import plan_many
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -122,6 +123,10 @@ def asof_join(
         tolerance=tolerance, how=how, suffix=suffix, strategy=strategy, tiebreak=tiebreak,
         buckets=buckets,
     )
+    if len(spec.rights) > 1 and spec.strategy in ("auto", "union"):
+        log.info("asof_join: %d right tables in one union/window pass", len(spec.rights))
+        layout = hot_layout(spec, list(spec.rights)) if spec.strategy == "auto" else None
+        return plan_many(spec.left, list(spec.rights), spec, layout)
     result: DataFrame = spec.left
     for item in spec.rights:
         name: str = spec.strategy
@@ -131,3 +136,4 @@ def asof_join(
             log.info("asof_join %s: strategy %r (%s)", item.what, name, reason)
         result = STRATEGIES[name](result, item, spec, layout)
     return result
+

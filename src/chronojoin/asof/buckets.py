@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from chronojoin.asof.frames import BACK, BUCKET, FORWARD, RIGHT_STRUCT, SIDE, TIME
+from chronojoin.asof.frames import BACK, BUCKET, FORWARD, RIGHT_STRUCT, TIME, slot_name
 
 log = logging.getLogger("chronojoin.asof")
 
@@ -74,10 +74,12 @@ def bucketize(
     rows = union
     hot = None
     if keys and layout.hot_keys:
-        key = F.struct(*[F.col(k) for k in keys])
         hot = F.lit(False)
         for values in layout.hot_keys:
-            hot = hot | (key == F.struct(*[F.lit(v) for v in values]))
+            same = F.lit(True)
+            for k, v in zip(keys, values):
+                same = same & (F.col(k) == F.lit(v))
+            hot = hot | same
         rows = union.where(hot)
     bucket = grid(rows, count).column(F.col(TIME))
     if hot is not None:
@@ -85,39 +87,50 @@ def bucketize(
     return union.withColumn(BUCKET, bucket), [*keys, BUCKET], True
 
 
+@dataclass(frozen=True)
+class Carried:
+    """One right table whose candidates are carried between buckets."""
+
+    slot: int
+    tiebreaks: tuple[str, ...]
+    backward: bool
+    forward: bool
+
+
 def carry(
-    union: DataFrame,
-    matched: DataFrame,
-    keys: list[str],
-    right_code: int,
-    tiebreaks: list[str],
-    *,
-    backward: bool,
-    forward: bool,
+    union: DataFrame, matched: DataFrame, keys: list[str], tables: list[Carried]
 ) -> DataFrame:
-    """Fill candidates from earlier (later) buckets of the same key into ``matched``."""
-    is_right = F.col(SIDE) == F.lit(right_code)
-    tb = [F.col(c) for c in tiebreaks]
-    aggs = []
-    if backward:
-        last = F.struct(F.col(TIME), *tb)
-        aggs.append(F.max_by(RIGHT_STRUCT, F.when(is_right, last)).alias("__cb"))
-    if forward:
-        neg = F.struct((-F.col(TIME)).alias("nt"), *tb)
-        aggs.append(F.max_by(RIGHT_STRUCT, F.when(is_right, neg)).alias("__cf"))
+    """Fill candidates from earlier (later) buckets of the same key into ``matched``.
+
+    Per ``(keys, bucket)`` the last right row of each table (greatest time, then
+    greatest tie-break) and its first one (smallest time, greatest tie-break) are
+    aggregated; a running window over buckets carries them forward (backward).
+    """
+    aggs, carried = [], []
     part = [*keys, BUCKET]
-    per_bucket = union.groupBy(*part).agg(*aggs)
     w = Window.partitionBy(*keys).orderBy(BUCKET) if keys else Window.orderBy(BUCKET)
-    carried = [F.col(c) for c in part]
-    if backward:
-        prev = w.rowsBetween(Window.unboundedPreceding, -1)
-        carried.append(F.last("__cb", ignorenulls=True).over(prev).alias("__pb"))
-    if forward:
-        nxt = w.rowsBetween(1, Window.unboundedFollowing)
-        carried.append(F.first("__cf", ignorenulls=True).over(nxt).alias("__nf"))
-    out = matched.join(per_bucket.select(*carried), on=part, how="left")
-    if backward:
-        out = out.withColumn(BACK, F.coalesce(F.col(BACK), F.col("__pb")))
-    if forward:
-        out = out.withColumn(FORWARD, F.coalesce(F.col(FORWARD), F.col("__nf")))
+    prev = w.rowsBetween(Window.unboundedPreceding, -1)
+    nxt = w.rowsBetween(1, Window.unboundedFollowing)
+    for t in tables:
+        r = slot_name(RIGHT_STRUCT, t.slot)
+        is_right = F.col(r).isNotNull()
+        tb = [F.col(c) for c in t.tiebreaks]
+        if t.backward:
+            last = F.when(is_right, F.struct(F.col(TIME), *tb))
+            aggs.append(F.max_by(r, last).alias(f"__cb{t.slot}"))
+            last_before = F.last(f"__cb{t.slot}", ignorenulls=True).over(prev)
+            carried.append(last_before.alias(f"__pb{t.slot}"))
+        if t.forward:
+            first = F.when(is_right, F.struct((-F.col(TIME)).alias("nt"), *tb))
+            aggs.append(F.max_by(r, first).alias(f"__cf{t.slot}"))
+            first_after = F.first(f"__cf{t.slot}", ignorenulls=True).over(nxt)
+            carried.append(first_after.alias(f"__nf{t.slot}"))
+    per_bucket = union.groupBy(*part).agg(*aggs)
+    out = matched.join(per_bucket.select(*part, *carried), on=part, how="left")
+    for t in tables:
+        fills = [(BACK, f"__pb{t.slot}")] if t.backward else []
+        fills += [(FORWARD, f"__nf{t.slot}")] if t.forward else []
+        for base, name in fills:
+            target = slot_name(base, t.slot)
+            out = out.withColumn(target, F.coalesce(F.col(target), F.col(name)))
     return out

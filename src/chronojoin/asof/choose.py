@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 
-from chronojoin._plan.stats import frequent_keys, side_stats
+from chronojoin._plan.stats import SideStats, frequent_keys, side_stats
 from chronojoin.asof.buckets import Layout, default_count
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
@@ -24,8 +24,10 @@ log = logging.getLogger("chronojoin.asof")
 
 #: Exploding is chosen while estimated candidate pairs <= this many per input row.
 PAIRS_PER_ROW = 1.0
-#: A key holding more than this share of the right rows is split into time buckets.
+#: A key holding more than this share of the right rows is split into time buckets...
 HOT_SHARE = 0.05
+#: ...when the right side has at least this many rows (below, one task is fast anyway).
+MIN_ROWS_TO_SPLIT = 100_000
 
 
 def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
@@ -34,13 +36,13 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
         return "union", None, "no equality key: time-bucketed union with carry-over"
     if spec.buckets is not None:
         return "union", None, f"buckets={spec.buckets} requested: union with carry-over"
-    hot = frequent_keys(right.df, right.keys.right, HOT_SHARE)
-    if hot:
-        layout = Layout(buckets=default_count(right.df), hot_keys=tuple(hot))
-        return "union", layout, f"{len(hot)} hot key(s) over {HOT_SHARE:.0%} of right rows: " \
-            "union with those keys split into time buckets"
-    lstats = side_stats(spec.left, right.keys.left)
     rstats = side_stats(right.df, right.keys.right)
+    layout = hot_layout(spec, [right], [rstats])
+    if layout is not None and layout.hot_keys:
+        reason = (f"{len(layout.hot_keys)} hot key(s) over {HOT_SHARE:.0%} of right rows: "
+                  "union with those keys split into time buckets")
+        return "union", layout, reason
+    lstats = side_stats(spec.left, right.keys.left)
     share = 1.0 if right.direction == "nearest" or right.tolerance is not None else 0.5
     pairs = lstats.rows * rstats.rows_per_key * share
     inputs = max(1, lstats.rows + rstats.rows)
@@ -51,3 +53,19 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
     if pairs <= PAIRS_PER_ROW * inputs:
         return "exploding", None, reason + " (few pairs per row: exploding)"
     return "union", None, reason + " (many pairs per row: union)"
+
+
+def hot_layout(
+    spec: AsofSpec, rights: list[RightSpec], stats: list[SideStats] | None = None
+) -> Layout | None:
+    """Split the keys that are hot in any of ``rights`` (``None`` when none is)."""
+    if spec.buckets is not None or not rights[0].keys:
+        return None
+    hot: dict[tuple[object, ...], None] = {}
+    for i, right in enumerate(rights):
+        rows = (stats[i] if stats else side_stats(right.df, right.keys.right)).rows
+        if rows >= MIN_ROWS_TO_SPLIT:
+            hot.update(dict.fromkeys(frequent_keys(right.df, right.keys.right, HOT_SHARE)))
+    if not hot:
+        return None
+    return Layout(buckets=default_count(spec.left), hot_keys=tuple(hot))

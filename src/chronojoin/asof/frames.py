@@ -36,9 +36,14 @@ def key_names(n: int) -> list[str]:
     return [f"__k{i}" for i in range(n)]
 
 
-def tiebreak_names(n: int) -> list[str]:
-    """Internal names of the tie-break columns."""
-    return [f"__tb{i}" for i in range(n)]
+def tiebreak_names(n: int, slot: int = 0) -> list[str]:
+    """Internal names of the tie-break columns of the right table in ``slot``."""
+    return [f"__tb{i}" if slot == 0 else f"__tb{slot}_{i}" for i in range(n)]
+
+
+def slot_name(base: str, slot: int) -> str:
+    """``__r``, ``__mb``, ``__mf`` for the first right table, ``__r1``... for the others."""
+    return base if slot == 0 else f"{base}{slot}"
 
 
 def side_codes(right: RightSpec) -> tuple[int, int]:
@@ -60,17 +65,21 @@ def left_frame(df: DataFrame, spec: AsofSpec, right: RightSpec) -> DataFrame:
     )
 
 
-def right_frame(spec: AsofSpec, right: RightSpec) -> DataFrame:
-    """The tagged right side; rows with a NULL key or time are dropped (never match)."""
+def right_frame(spec: AsofSpec, right: RightSpec, slot: int = 0) -> DataFrame:
+    """The tagged right side; rows with a NULL key or time are dropped (never match).
+
+    ``slot`` numbers the right table when several share one union.
+    """
     df = right.df
     knames = key_names(len(right.keys.right))
     t = ordinal(col(right.on), right.time_kind)
     value = F.struct(*[col(src).alias(out) for src, out in right.outputs])
+    tb_names = tiebreak_names(len(right.tiebreak), slot)
     tagged = df.select(
         *[col(k).alias(n) for k, n in zip(right.keys.right, knames)],
         t.alias(TIME),
-        *[col(c).alias(n) for c, n in zip(right.tiebreak, tiebreak_names(len(right.tiebreak)))],
-        F.struct(t.alias("t"), value.alias("v")).alias(RIGHT_STRUCT),
+        *[col(c).alias(n) for c, n in zip(right.tiebreak, tb_names)],
+        F.struct(t.alias("t"), value.alias("v")).alias(slot_name(RIGHT_STRUCT, slot)),
     )
     valid = F.col(TIME).isNotNull()
     for name in knames:
@@ -84,16 +93,14 @@ def _within(match: Column, distance: Column, right: RightSpec) -> Column:
     return F.when(distance <= F.lit(right.tolerance), match)
 
 
-def choose(right: RightSpec) -> Column:
+def choose(right: RightSpec, slot: int = 0) -> Column:
     """The matched right struct, from the candidates a strategy produced."""
     lt = F.col(TIME)
+    back, fwd = F.col(slot_name(BACK, slot)), F.col(slot_name(FORWARD, slot))
     if right.direction == "backward":
-        back = F.col(BACK)
         return _within(back, lt - back["t"], right)
     if right.direction == "forward":
-        fwd = F.col(FORWARD)
         return _within(fwd, fwd["t"] - lt, right)
-    back, fwd = F.col(BACK), F.col(FORWARD)
     back_d, fwd_d = lt - back["t"], fwd["t"] - lt
     best = (
         F.when(back.isNull(), fwd)
@@ -108,17 +115,31 @@ def choose(right: RightSpec) -> Column:
 
 
 def finish(
-    matched: DataFrame, left_columns: list[str], right: RightSpec, how: str
+    matched: DataFrame,
+    left_columns: list[str],
+    right: RightSpec | list[RightSpec],
+    how: str,
 ) -> DataFrame:
     """From ``__t``, ``__l`` and the candidates to the user's output columns.
 
-    Left rows with a NULL time never match, whatever the strategy found for them.
+    With several right tables (slots ``0..n-1``), ``how="inner"`` keeps the left rows
+    that found a match in every table. Left rows with a NULL time never match,
+    whatever the strategy found for them.
     """
-    m = F.when(F.col(TIME).isNotNull(), choose(right))
-    out = matched.select(F.col(LEFT_STRUCT), m.alias("__m"))
+    rights = right if isinstance(right, list) else [right]
+    matches = [
+        F.when(F.col(TIME).isNotNull(), choose(r, slot)).alias(f"__m{slot}")
+        for slot, r in enumerate(rights)
+    ]
+    out = matched.select(F.col(LEFT_STRUCT), *matches)
     if how == "inner":
-        out = out.where(F.col("__m").isNotNull())
+        for slot in range(len(rights)):
+            out = out.where(F.col(f"__m{slot}").isNotNull())
     left_cols = [F.col(LEFT_STRUCT)[c].alias(c) for c in left_columns]
-    right_cols = [F.col("__m")["v"][out_name].alias(out_name) for _, out_name in right.outputs]
+    right_cols = [
+        F.col(f"__m{slot}")["v"][out_name].alias(out_name)
+        for slot, r in enumerate(rights)
+        for _, out_name in r.outputs
+    ]
     return out.select(*left_cols, *right_cols)
 

@@ -115,6 +115,6 @@ def plan(
                      out=FORWARD, keep_right=False)
     matched = data.where(F.col(SIDE) == F.lit(left_code))
     if bucketed:
-        tbs = tiebreak_names(len(right.tiebreak))
-        matched = B.carry(union, matched, keys, right_code, tbs, backward=backward, forward=forward)
+        tbs = tuple(tiebreak_names(len(right.tiebreak)))
+        matched = B.carry(union, matched, keys, [B.Carried(0, tbs, backward, forward)])
     return finish(matched, left.columns, right, spec.how)

@@ -1,14 +1,24 @@
-"""``union``: one union of both sides, one window, the whole right row as one struct.
+"""``union``: one union of all sides, one window, each right row carried as one struct.
 
-The thesis's union/window algorithm done right: right rows sort before left rows at
-equal times for inclusive matches (after them for strict ones), so the backward
-candidate of a left row is simply the last right struct seen so far in its key
-(``last(__r, ignorenulls)`` over a running frame). Forward uses the same frame over
-descending time. Cost: one shuffle of both sides by key and one sort (two for
-``nearest``); memory per task is bounded by the sort, not by the key's size.
+The thesis's union/window algorithm done right. Left and right rows go into one
+frame; a window partitioned by key and ordered by time gives every left row the last
+right struct seen so far (``last(__r, ignorenulls)`` over a running frame): that is
+its backward candidate. Right rows of inclusive tables sort before left rows at equal
+times, right rows of strict tables after them, so one ordering serves both. Forward
+candidates use the same frame over descending time (a second sort).
+
+Several right tables share the same union, shuffle and sort: each has its own struct
+column (``__r``, ``__r1``, ...) and ``last`` ignores the others' NULLs. That is the
+one-pass training-set join of :func:`chronojoin.asof_join` with a list of
+:class:`chronojoin.Right`.
+
+Cost: one shuffle of all inputs by key and one sort (two when some table looks
+forward); memory per task is bounded by the sort, not by the key's size.
 """
 
 from __future__ import annotations
+
+from functools import reduce
 
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
@@ -25,9 +35,13 @@ from chronojoin.asof.frames import (
     left_frame,
     right_frame,
     side_codes,
+    slot_name,
     tiebreak_names,
 )
 from chronojoin.asof.spec import AsofSpec, RightSpec
+
+#: Side codes: inclusive right rows sort before left rows, strict right rows after.
+_INCLUSIVE, _LEFT, _STRICT = 0, 1, 2
 
 
 def tagged_union(left: DataFrame, right: RightSpec, spec: AsofSpec) -> DataFrame:
@@ -42,24 +56,48 @@ def plan(
     left: DataFrame, right: RightSpec, spec: AsofSpec, layout: B.Layout | None = None
 ) -> DataFrame:
     """Build the union/window plan for one right table."""
-    right_code, left_code = side_codes(right)
-    keys = key_names(len(right.keys.left))
-    tbs = tiebreak_names(len(right.tiebreak))
-    union = tagged_union(left, right, spec)
+    return plan_many(left, [right], spec, layout)
+
+
+def plan_many(
+    left: DataFrame, rights: list[RightSpec], spec: AsofSpec, layout: B.Layout | None = None
+) -> DataFrame:
+    """Build one union/window plan that matches every right table at once."""
+    keys = key_names(len(rights[0].keys.left))
+    frames = [left_frame(left, spec, rights[0]).withColumn(SIDE, F.lit(_LEFT))]
+    for slot, r in enumerate(rights):
+        code = _INCLUSIVE if r.allow_exact_matches else _STRICT
+        frames.append(right_frame(spec, r, slot).withColumn(SIDE, F.lit(code)))
+    union = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
     union, part, bucketed = B.bucketize(union, keys, layout or B.Layout(spec.buckets))
-    backward = right.direction in ("backward", "nearest")
-    forward = right.direction in ("forward", "nearest")
-    ties = [F.col(c).asc_nulls_first() for c in tbs]
-    window = Window.partitionBy(*part) if part else Window.partitionBy()
+    ties = [
+        F.col(c).asc_nulls_first()
+        for slot, r in enumerate(rights)
+        for c in tiebreak_names(len(r.tiebreak), slot)
+    ]
+    window = Window.partitionBy(*part)
     running = (Window.unboundedPreceding, Window.currentRow)
+    tables = [
+        B.Carried(
+            slot,
+            tuple(tiebreak_names(len(r.tiebreak), slot)),
+            r.direction in ("backward", "nearest"),
+            r.direction in ("forward", "nearest"),
+        )
+        for slot, r in enumerate(rights)
+    ]
     out = union
-    if backward:
-        w = window.orderBy(F.col(TIME).asc(), F.col(SIDE).asc(), *ties).rowsBetween(*running)
-        out = out.withColumn(BACK, F.last(RIGHT_STRUCT, ignorenulls=True).over(w))
-    if forward:
-        w = window.orderBy(F.col(TIME).desc(), F.col(SIDE).asc(), *ties).rowsBetween(*running)
-        out = out.withColumn(FORWARD, F.last(RIGHT_STRUCT, ignorenulls=True).over(w))
-    matched = out.where(F.col(SIDE) == F.lit(left_code))
+    for forward in (False, True):
+        slots = [t.slot for t in tables if (t.forward if forward else t.backward)]
+        if not slots:
+            continue
+        time_order = F.col(TIME).desc() if forward else F.col(TIME).asc()
+        w = window.orderBy(time_order, F.col(SIDE).asc(), *ties).rowsBetween(*running)
+        target = FORWARD if forward else BACK
+        for slot in slots:
+            last = F.last(slot_name(RIGHT_STRUCT, slot), ignorenulls=True).over(w)
+            out = out.withColumn(slot_name(target, slot), last)
+    matched = out.where(F.col(SIDE) == F.lit(_LEFT))
     if bucketed:
-        matched = B.carry(union, matched, keys, right_code, tbs, backward=backward, forward=forward)
-    return finish(matched, left.columns, right, spec.how)
+        matched = B.carry(union, matched, keys, tables)
+    return finish(matched, left.columns, rights, spec.how)
