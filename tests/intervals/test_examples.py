@@ -111,7 +111,7 @@ def test_nan_and_infinite_values_are_not_running_sums(spark):
     points = spark.createDataFrame([(1, t) for t in (1, 3, 5, 6, 8, 9, 11)], "id int, time int")
     intervals = spark.createDataFrame(
         [(1, 0, 10, 1.5), (1, 2, 4, nan), (1, 5, 7, inf), (1, 6, 8, -inf), (1, 9, 9, 2.0)],
-        "id int, start int, end int, v double",
+        "id long, start int, end int, v double",  # int keys of points vs long keys here
     )
     expected = {1: 1.5, 3: "nan", 5: inf, 6: "nan", 8: -inf, 9: 3.5, 11: None}
     outs = []
