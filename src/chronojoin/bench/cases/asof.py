@@ -72,10 +72,10 @@ def cases(
     time_type
         ``timestamp`` or ``integer`` time columns.
     timeout_s
-        Time limit of Spark's ``_joinAsOf`` plans (default 600 s, quick 10 s).
+        Time limit of Spark's ``_joinAsOf`` plans (default 600 s, quick 5 s).
     """
     sizes = tuple(sizes or (QUICK_SIZES if quick else SIZES))
-    limit = timeout_s or (10.0 if quick else 600.0)
+    limit = timeout_s or (5.0 if quick else 600.0)
     if quick:
         chosen: Sequence[str] = variants or ("size",)
         orders = ("asc",)
