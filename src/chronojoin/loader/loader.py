@@ -18,7 +18,7 @@ from pyspark.sql import types as T
 from chronojoin._validate.columns import check_dataframe, col
 from chronojoin.errors import IndexRebuiltWarning, InvalidArgumentError, LoaderError
 from chronojoin.loader import commit, index, plan, target
-from chronojoin.loader.layout import partition_dir, partition_dirs
+from chronojoin.loader.layout import META, partition_dir, partition_dirs
 from chronojoin.loader.lock import TableLock
 from chronojoin.loader.report import CheckReport, LoadReport
 from chronojoin.loader.spec import check_batch_columns, loader_spec
@@ -295,13 +295,13 @@ class IncrementalLoader:
             shutil.rmtree(stage, ignore_errors=True)
             msg = f"unexpected partition directories {sorted(set(parts) - set(pdirs))}"
             raise LoaderError(msg)
-        manifest = {
+        files = len([dst for _, dst in moves if not dst.startswith(META)])
+        manifest: dict[str, Any] = {
             "batch_id": bid, "fingerprint": stats.fingerprint, "moves": moves,
             "partitions": parts, "time": time.time(),
             "report": {"rows_in": stats.rows, "rows_appended": m["appended"],
                        "duplicates_in_batch": in_batch, "duplicates_existing": m["existing"],
-                       "partitions_rebuilt": rebuilt, "files_written": sum(
-                           1 for _, dst in moves if not dst.startswith(commit.META))},
+                       "partitions_rebuilt": rebuilt, "files_written": files},
         }
         commit.commit(tgt.root, manifest)
         commit.publish(tgt.root, manifest, self._on_partitions(tgt))
