@@ -144,14 +144,14 @@ class Chain:
 
 
 @pytest.mark.slow
-def test_sigkill_at_random_moments_then_rerun(spark, tmp_path):
+def test_sigkill_at_random_moments_then_rerun(spark, tmp_path, record_property):
     chains = [Chain(spark, str(tmp_path), f"t{c}", SEED + c) for c in range(2)]
     spark_lock = threading.Lock()
     with ThreadPoolExecutor(2) as pool:
         logs = list(pool.map(lambda ch: ch.run(spark_lock), chains))
-    print(f"kill schedule (seed {SEED}):")
-    for log in logs:
-        print("\n".join(log))
+    schedule = "\n".join([f"kill schedule (seed {SEED}):", *("\n".join(log) for log in logs)])
+    print(schedule)
+    record_property("kill_schedule", schedule)
     total = sum(int(log[-1].split(":")[1]) for log in logs)
     assert total >= 20
     for ch in chains:
