@@ -9,8 +9,17 @@ from pyspark.sql import functions as F
 from tests.oracles.band import with_nulls
 
 
-def to_spark(spark, pdf: pd.DataFrame, schema: str, temporal=()):  # type: ignore[no-untyped-def]
-    """Spark DataFrame of ``pdf`` (NULLs kept); ``temporal`` columns: micros -> timestamp."""
+def to_spark(spark, pdf: pd.DataFrame, schema: str, temporal=(), local=True):  # type: ignore[no-untyped-def]
+    """Spark DataFrame of ``pdf`` (NULLs kept); ``temporal`` columns: micros -> timestamp.
+
+    ``local=True`` gives a local relation (small: Spark broadcasts it, fast tests);
+    ``local=False`` an RDD scan without size statistics (Spark plans sort-merge joins).
+    """
+    if local:
+        df = spark.createDataFrame(pdf, schema)
+        for c in temporal:
+            df = df.withColumn(c, F.timestamp_micros(F.col(c)))
+        return df
     rows = [
         tuple(None if pd.isna(v) else (v.item() if hasattr(v, "item") else v) for v in row)
         for row in pdf.itertuples(index=False)

@@ -76,8 +76,8 @@ def test_timestamps_hour_before(spark):
     lp["t"] = lp["t"] * 1_000_000 + rng.integers(0, 1_000_000, len(lp))
     rp["t"] = rp["t"] * 1_000_000
     schema = "id long, k long, t long"
-    left = to_spark(spark, lp, schema, temporal=["t"])
-    right = to_spark(spark, rp, schema, temporal=["t"])
+    left = to_spark(spark, lp, schema, temporal=["t"], local=False)
+    right = to_spark(spark, rp, schema, temporal=["t"], local=False)
     frames, expected = {}, {}
     for closed, how in [("right", "inner"), ("both", "left"), ("neither", "inner"),
                         ("left", "left")]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from pyspark.sql import functions as F
+
 import chronojoin as cj
-from tests.oracles.band import spark_batch
 
 
 def _seed_data(spark, n):
@@ -42,29 +43,26 @@ def test_seed_sanity_check_30_seconds(spark):
 
 
 def test_hour_before_and_future_window_counts(spark):
-    events, measurements = _seed_data(spark, 2000)
-    frames = {
-        "before": cj.band_join(events, measurements, left_on="eventTime",
-                               right_on="measurementTime", lower="-1 hour", upper="0 seconds",
-                               closed="right").withColumnRenamed("mid", "id_right")
-        .withColumnRenamed("eid", "id"),
-        "after": cj.band_join(events, measurements, left_on="eventTime",
-                              right_on="measurementTime", lower="60 minutes",
-                              upper="120 minutes", how="left")
-        .withColumnRenamed("mid", "id_right").withColumnRenamed("eid", "id"),
-    }
-    got = spark_batch(frames)
-    expect = {"before": {}, "after": {}}
-    offs = [(7919 * m) % 5 for m in range(2000)]
-    for e in range(2000):
-        hit = False
-        for m in range(max(0, e - 800), min(2000, e + 400)):
-            d = -10 * m + offs[m] + 10 * e
-            if -3600 < d <= 0:
-                expect["before"][(e, m)] = 1
-            if 3600 <= d <= 7200:
-                expect["after"][(e, m)] = 1
-                hit = True
-        if not hit:
-            expect["after"][(e, None)] = 1
-    assert got == expect
+    """Matches per event: the hour before (closed right) and 60..120 minutes after (left)."""
+    n = 1000
+    events, measurements = _seed_data(spark, n)
+    before = cj.band_join(events, measurements, left_on="eventTime", right_on="measurementTime",
+                          lower="-1 hour", upper="0 seconds", closed="right")
+    after = cj.band_join(events, measurements, left_on="eventTime", right_on="measurementTime",
+                         lower="60 minutes", upper="120 minutes", how="left")
+    got = before.groupBy("eid").agg(F.count("mid").alias("n")).select(
+        F.lit("before").alias("w"), "eid", "n"
+    ).unionByName(
+        after.groupBy("eid").agg(F.count("mid").alias("n")).select(F.lit("after").alias("w"),
+                                                                   "eid", "n")
+    ).collect()
+    offs = [(7919 * m) % 5 for m in range(n)]
+    want = {}
+    for e in range(n):
+        ds = [-10 * m + offs[m] + 10 * e for m in range(max(0, e - 800), min(n, e + 400))]
+        nb = sum(1 for d in ds if -3600 < d <= 0)
+        if nb:
+            want[("before", e)] = nb
+        want[("after", e)] = sum(1 for d in ds if 3600 <= d <= 7200)  # 0: the NULL row
+    assert {(r.w, r.eid): r.n for r in got} == want
+    assert after.count() == sum(max(v, 1) for (w, _), v in want.items() if w == "after")

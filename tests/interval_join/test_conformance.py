@@ -70,8 +70,8 @@ def test_timestamps_and_empty(spark, data):
     """Timestamp columns (intervals spanning many bins) and an empty right side."""
     pp = data["pp"].assign(t=data["pp"]["t"] * 1_000_000)
     iv = data["heavy"].assign(s=data["heavy"]["s"] * 1_000_000, e=data["heavy"]["e"] * 1_000_000)
-    p = to_spark(spark, pp, "id long, k long, t long", temporal=["t"])
-    i = to_spark(spark, iv, "id long, k long, s long, e long", temporal=["s", "e"])
+    p = to_spark(spark, pp, "id long, k long, t long", temporal=["t"], local=False)
+    i = to_spark(spark, iv, "id long, k long, s long, e long", temporal=["s", "e"], local=False)
     frames = {
         "point": cj.interval_join(p, i, left_start="t", right_start="s", right_end="e",
                                   closed="right", bin_size="3 seconds"),
