@@ -105,7 +105,11 @@ def plan(
     union, part, bucketed = B.bucketize(union, keys, layout or B.Layout(spec.buckets))
     backward = right.direction in ("backward", "nearest")
     forward = right.direction in ("forward", "nearest")
-    data = union.repartition(*[F.col(c) for c in part])
+    # Partition by a hash of the keys, not the keys themselves: Spark drops a
+    # repartition whose target equals a bucketed input's partitioning and then also
+    # disables the bucketed scan (nothing above it asks for a distribution), which
+    # would leave a key's rows on several tasks.
+    data = union.repartition(F.xxhash64(*[F.col(c) for c in part]))
     side = F.col(SIDE).asc()
     if backward:
         data = _pass(data, part, [F.col(TIME).asc(), side, *ties], right_code=right_code,

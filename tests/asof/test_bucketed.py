@@ -1,0 +1,46 @@
+"""Inputs bucketed by key and sorted by time are joined without an Exchange."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stdout
+
+import pytest
+
+import chronojoin as cj
+from chronojoin.datagen import thesis
+
+
+def _physical_plan(df) -> str:
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        df.explain(mode="formatted")
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def bucketed(spark, tmp_path_factory):
+    root = tmp_path_factory.mktemp("bucketed")
+    left, right = thesis(spark, 500, seed=3, time_type="integer", order="none")
+    for name, df in (("cj_bucketed_left", left), ("cj_bucketed_right", right)):
+        df.write.bucketBy(4, "id").sortBy("time").option("path", str(root / name)) \
+            .mode("overwrite").saveAsTable(name)
+    yield spark.table("cj_bucketed_left"), spark.table("cj_bucketed_right"), left, right
+    for name in ("cj_bucketed_left", "cj_bucketed_right"):
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+@pytest.mark.parametrize("strategy", ["exploding", "union", "sort_merge"])
+def test_no_exchange_on_bucketed_inputs(spark, bucketed, strategy):
+    """``sort_merge`` shuffles on purpose (see its module); the others must not."""
+    bl, br, left, right = bucketed
+    joined = cj.asof_join(bl, br, on="time", by="id", strategy=strategy)
+    previous = spark.conf.get("spark.sql.autoBroadcastJoinThreshold")
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    try:
+        plan = _physical_plan(joined)
+        assert ("Exchange" in plan) == (strategy == "sort_merge"), plan
+        expected = cj.asof_join(left, right, on="time", by="id", strategy="union")
+        assert sorted(map(tuple, joined.collect())) == sorted(map(tuple, expected.collect()))
+    finally:
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", previous)
