@@ -87,3 +87,15 @@ def test_float_seconds_bound_rounds_to_microseconds(spark):
     )
     got = cj.band_join(left, right, left_on="t", right_on="t", lower="lo", upper=0)
     assert sorted(got.select("id_right").toPandas()["id_right"]) == [7]
+
+
+def test_left_rows_with_map_column_and_duplicates(spark):
+    """The unmatched-row rule compares whole left rows, map columns included."""
+    left = spark.sql(
+        "SELECT * FROM VALUES (1, 10, 5, map('a', 1)), (1, 10, 5, map('a', 1)), "
+        "(2, 100, 5, map('b', 2)), (3, NULL, 5, map('c', 3)) AS l(id, t, w, m)"
+    )
+    right = spark.sql("SELECT * FROM VALUES (7, 12), (8, 14) AS r(id, t)")
+    got = cj.band_join(left, right, left_on="t", right_on="t", lower=0, upper="w", how="left")
+    pairs_ = sorted((r.id, r.id_right or 0) for r in got.collect())
+    assert pairs_ == [(1, 7), (1, 7), (1, 8), (1, 8), (2, 0), (3, 0)]
