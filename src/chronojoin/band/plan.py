@@ -56,7 +56,7 @@ def plan_band(spec: BandSpec) -> DataFrame:
             warnings.warn(
                 f"`bin_size` {spec.bin_size!r} copies every row into about "
                 f"{abs(width) / bin_size:.0f} bins; a larger bin size (or None) is faster",
-                PerformanceWarning, stacklevel=4,
+                PerformanceWarning, stacklevel=3,
             )
     else:
         replicate_right, width = False, None
