@@ -162,11 +162,15 @@ def test_against_pandas_merge_asof(spark):
 
 
 def test_auto_splits_hot_key_and_stays_exact(spark, caplog, monkeypatch):
+    import functools
     import logging
 
+    from chronojoin._plan import stats
     from chronojoin.asof import choose
 
-    monkeypatch.setattr(choose, "MIN_ROWS_TO_SPLIT", 0)
+    monkeypatch.setattr(choose, "MIN_SAMPLED", 0)
+    monkeypatch.setattr(choose, "sampled_hot_keys",
+                        functools.partial(stats.sampled_hot_keys, fraction=1.0))
     left, right = random_rows(seed=41, t_max=300, null_share=0.02)
     ldf, rdf = _frames(spark, left, right, "int")
     with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
@@ -176,9 +180,10 @@ def test_auto_splits_hot_key_and_stays_exact(spark, caplog, monkeypatch):
     assert "hot key" in caplog.text
 
 
-def test_frequent_keys_finds_the_hot_key(spark):
-    from chronojoin._plan.stats import frequent_keys
+def test_sampled_hot_keys_finds_the_hot_key(spark):
+    from chronojoin._plan.stats import sampled_hot_keys
 
     _, right = random_rows(seed=41)
     _, rdf = _frames(spark, [], right, "int")
-    assert ("k0",) in frequent_keys(rdf, ("k",), 0.3)
+    assert sampled_hot_keys(rdf, ("k",), 0.3, fraction=1.0, min_sampled=1) == [("k0",)]
+    assert sampled_hot_keys(rdf, ("k",), 0.3, fraction=1.0, min_sampled=10_000) == []

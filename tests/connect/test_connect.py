@@ -30,5 +30,6 @@ def test_asof_suite_on_spark_connect(tmp_path):
         done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
                               timeout=1200, check=False)
     tail = "\n".join(done.stdout.splitlines()[-30:])
-    assert done.returncode == 0, f"as-of suite failed on Spark Connect:\n{tail}\n{done.stderr[-3000:]}"
+    detail = f"{tail}\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, f"as-of suite failed on Spark Connect:\n{detail}"
     assert " passed" in tail
