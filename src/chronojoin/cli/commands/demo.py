@@ -35,8 +35,9 @@ def execute(args: argparse.Namespace) -> int:
     print(f"{'strategy':<12} {'seconds':>8} {'rows':>10}  matched")
     for name in options.split_list(args.strategies) or []:
         start = time.perf_counter()
-        joined = cj.asof_join(left, right, on="time", by="id", strategy=name)
+        joined = cj.asof_join(left, right, on="time", by="id", strategy=name)  # type: ignore[arg-type]
         row = joined.selectExpr("count(*) as n", "count(value) as m").first()
         seconds = time.perf_counter() - start
-        print(f"{name:<12} {seconds:>8.2f} {row['n']:>10,}  {row['m']:,}")
+        rows, matched = (row["n"], row["m"]) if row is not None else (0, 0)
+        print(f"{name:<12} {seconds:>8.2f} {rows:>10,}  {matched:,}")
     return 0
