@@ -50,8 +50,17 @@ def test_hot_key_uses_buckets_with_the_formula(frames):
 
 
 def test_no_keys_use_buckets(frames):
-    plan = choose(spec(frames, by=None), stats(100, 10, 1, 1000.0, 120))
+    plan = choose(spec(frames, by=None), stats(1_000_000, 100_000, 1, 1e11, 1_200_000))
     assert plan.strategy == "bucketed_sweep"
+    # a timeline that fits in one bucket is the plain sweep
+    plan = choose(spec(frames, by=None), stats(100, 10, 1, 1000.0, 120))
+    assert plan.strategy == "sweep" and "one bucket" in plan.reason
+
+
+def test_requested_buckets_on_small_keys_run_the_sweep(frames):
+    plan = choose(spec(frames, strategy="bucketed_sweep"), MANY)
+    assert plan.strategy == "sweep"
+    assert choose(spec(frames, strategy="bucketed_sweep"), HOT).strategy == "bucketed_sweep"
 
 
 def test_non_invertible_functions_use_the_join(frames):
@@ -80,3 +89,24 @@ def test_needs_stats(frames):
     assert needs_stats(spec(frames, strategy="bucketed_sweep"))
     assert needs_stats(spec(frames, strategy="bucketed_sweep", buckets=4))
     assert not needs_stats(spec(frames, strategy="bucketed_sweep", buckets="3"))
+
+
+def test_sampled_statistics_estimate_the_exact_ones(spark):
+    from pyspark.sql import functions as F
+
+    from chronojoin.intervals.choose import gather
+
+    # 40 keys, 500 points and 50 intervals each, one key holding a third of the points
+    pts = spark.range(30_000).select(
+        F.when(F.col("id") % 3 == 0, F.lit(0)).otherwise(F.col("id") % 40).alias("id"),
+        (F.col("id") * 7 % 1000).alias("time"))
+    ivs = spark.range(2_000).select((F.col("id") % 40).alias("id"),
+                                    (F.col("id") % 900).alias("start"),
+                                    (F.col("id") % 900 + 50).alias("end"), F.lit(1).alias("v"))
+    s = spec((pts, ivs))
+    exact, est = gather(s), gather(s, 0.3)
+    assert est.fraction == 0.3 and est.sampled == pytest.approx(0.3 * 32_000, rel=0.1)
+    for name in ("points", "intervals", "pairs", "max_key_events"):
+        assert getattr(est, name) == pytest.approx(getattr(exact, name), rel=0.15), name
+    assert choose(s, est).strategy == choose(s, exact).strategy
+    assert gather(s, 0.3) == est  # seeded: the same inputs give the same estimate

@@ -2,7 +2,9 @@
 
 Datasets (section 3.3.1, :func:`chronojoin.datagen.thesis`): sizes in ids, the row
 orders ``asc``/``desc``/``random``, bucketed copies (20/40/80/160 buckets) of the
-largest ascending dataset, 100 left rows per id, and one key holding half of the rows.
+largest ascending dataset, 100 left rows per id, one key holding half of the rows, and
+three right tables joined in one call (``many_right``: one pass against three chained
+``asof_join`` calls).
 
 Methods: chronojoin's strategies (``exploding``, ``union``, ``sort_merge``, ``auto``);
 the FLOOR baseline (union of both sides' ``(id, time)``, one shuffle by id and a sort
@@ -68,7 +70,8 @@ def cases(
     buckets
         Bucket counts for the bucketing study at the largest size (default 20/40/80/160).
     variants
-        Subset of ``size``, ``order``, ``buckets``, ``many_left``, ``hot_key``.
+        Subset of ``size``, ``order``, ``buckets``, ``many_left``, ``hot_key``,
+        ``many_right``.
     time_type
         ``timestamp`` or ``integer`` time columns.
     timeout_s
@@ -105,6 +108,9 @@ def cases(
         add("many_left", min(sizes), order="asc", left_rows_per_id=100)
     if "hot_key" in chosen:
         add("hot_key", largest, order="asc", skew=0.5)
+    if "many_right" in chosen:
+        out.append(_many_right_case(largest, data_dir=data_dir, seed=seed,
+                                    time_type=time_type))
     return out
 
 
@@ -130,6 +136,64 @@ def _case(
         name=name, load=load, methods=methods(limit), params=params,
         checksum_columns=CHECKSUM_COLUMNS,
     )
+
+
+#: Right tables of the ``many_right`` case and their output prefixes.
+MANY_RIGHT = ("f1_", "f2_", "f3_")
+
+
+def _many_right_case(n_ids: int, *, data_dir: str | None, seed: int, time_type: str) -> Case:
+    gen = {"n_ids": n_ids, "order": "asc", "time_type": time_type, "seed": seed}
+    load = functools.partial(_load_many_right, data_dir=data_dir, gen=gen)
+    checked = ("id", "time", "label") + tuple(p + c for p in MANY_RIGHT for c in ("time", "value"))
+    return Case(
+        name=f"asof many_right n={n_ids} asc tables={len(MANY_RIGHT)}", load=load,
+        methods=(
+            Method("floor", _floor_many, baseline=True, checked=False),
+            Method("one_pass", functools.partial(_many_right, chained=False)),
+            Method("chained", functools.partial(_many_right, chained=True)),
+        ),
+        params={"variant": "many_right", **gen, "tables": len(MANY_RIGHT)},
+        checksum_columns=checked,
+    )
+
+
+def _load_many_right(spark: Any, *, data_dir: str | None, gen: dict[str, Any]) -> Inputs:
+    name = dataset_name("thesis_many_right", **gen)
+    make = functools.partial(_generate_many_right, spark, gen)
+    return cached_parquet(spark, data_dir, name, make, params=gen)
+
+
+def _generate_many_right(spark: Any, gen: dict[str, Any]) -> dict[str, DataFrame]:
+    opts = {k: v for k, v in gen.items() if k not in ("n_ids", "seed")}
+    out: dict[str, DataFrame] = {}
+    for i, _ in enumerate(MANY_RIGHT):
+        left, right = thesis(spark, gen["n_ids"], seed=gen["seed"] + i, **opts)
+        if i == 0:
+            out["left"] = left
+        out[f"right{i + 1}"] = right
+    return out
+
+
+def _floor_many(inputs: Inputs) -> DataFrame:
+    both = inputs["left"].select("id", "time")
+    for i, _ in enumerate(MANY_RIGHT):
+        both = both.unionByName(inputs[f"right{i + 1}"].select("id", "time"))
+    return both.repartition(F.col("id")).sortWithinPartitions("id", "time")
+
+
+def _many_right(inputs: Inputs, *, chained: bool) -> DataFrame:
+    import chronojoin as cj
+
+    rights = [
+        cj.Right(inputs[f"right{i + 1}"], prefix=p) for i, p in enumerate(MANY_RIGHT)
+    ]
+    if not chained:
+        return cj.asof_join(inputs["left"], rights, on="time", by="id")
+    out = inputs["left"]
+    for r in rights:
+        out = cj.asof_join(out, [r], on="time", by="id")
+    return out
 
 
 def _load(

@@ -1,0 +1,19 @@
+"""Benchmark cases that the quick run does not cover compute equal answers."""
+
+from __future__ import annotations
+
+from chronojoin.bench.case import checksum
+from chronojoin.bench.cases import asof
+
+
+def test_many_right_one_pass_equals_chained(spark, tmp_path):
+    (case,) = asof.cases(sizes=[300], variants=["many_right"], data_dir=str(tmp_path))
+    inputs = case.load(spark)
+    answers = {}
+    for m in case.methods:
+        if m.checked:
+            out = m.build(inputs)
+            assert set(case.checksum_columns or ()) <= set(out.columns)
+            answers[m.name] = tuple(checksum(out, case.checksum_columns).collect()[0])
+    assert answers["one_pass"] == answers["chained"]
+    assert answers["one_pass"][0] == inputs["left"].count()
