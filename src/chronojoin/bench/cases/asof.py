@@ -145,7 +145,7 @@ MANY_RIGHT = ("f1_", "f2_", "f3_")
 def _many_right_case(n_ids: int, *, data_dir: str | None, seed: int, time_type: str) -> Case:
     gen = {"n_ids": n_ids, "order": "asc", "time_type": time_type, "seed": seed}
     load = functools.partial(_load_many_right, data_dir=data_dir, gen=gen)
-    checked = ("id", "time", "label") + tuple(p + c for p in MANY_RIGHT for c in ("time", "value"))
+    checked = ("id", "time", "label", *(p + c for p in MANY_RIGHT for c in ("time", "value")))
     return Case(
         name=f"asof many_right n={n_ids} asc tables={len(MANY_RIGHT)}", load=load,
         methods=(
