@@ -75,7 +75,8 @@ def _family_section(family: str, fam: pd.DataFrame, out: str, prefix: str) -> li
     on = f", master {main['master'].iloc[0]}" if fam["master"].nunique() > 1 else ""
     for heading, table in (
         (f"Growth with size (thesis table 5.1 analogue{on})", growth_table(main)),
-        (f"Memory, ascending data (thesis table 5.2 analogue{on})", memory_table(main)),
+        (f"Memory{', ascending data' if family == 'asof' else ''} "
+         f"(thesis table 5.2 analogue{on})", memory_table(main)),
         ("Speedup S(n) = elapsed(fewest executors) / elapsed(n) (eq. 5.2, table 5.3)",
          speedup_table(fam)),
     ):

@@ -20,6 +20,18 @@ _GIB = 1024.0**3
 _MIB = 1024.0**2
 
 
+#: What a case's size counts, per family (reports label their size axes with it).
+SIZE_UNITS = {"asof": "ids", "band": "rows per side", "intervals": "points",
+              "loader": "table rows"}
+
+
+def size_unit(summary: pd.DataFrame) -> str:
+    """The size unit of a family's rows: ``ids`` for as-of joins, ``points``, ..."""
+    if "family" in summary and not summary.empty:
+        return SIZE_UNITS.get(str(summary["family"].iloc[0]), "size")
+    return "ids"
+
+
 def size_rows(summary: pd.DataFrame) -> pd.DataFrame:
     """Rows of the size/order study: plain datasets (no buckets, skew or many-left)."""
     df = summary[summary["status"] == "ok"]
@@ -84,7 +96,7 @@ def size_figures(summary: pd.DataFrame, out: str, prefix: str) -> list[Figure]:
     made = []
     for metric, title, unit, scale, logy in specs:
         name = f"{prefix}_{metric}_vs_size.png"
-        if _lines(df, "size", metric, title=title, xlabel="ids", ylabel=unit,
+        if _lines(df, "size", metric, title=title, xlabel=size_unit(summary), ylabel=unit,
                   path=os.path.join(out, name), scale=scale, logy=logy):
             made.append((title, name))
     return made
@@ -150,9 +162,9 @@ def reference_figure(summary: pd.DataFrame, out: str, prefix: str) -> list[Figur
         return []
     fig, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(table.columns) * len(table)), 4))
     table.plot.bar(ax=ax, logy=True, rot=0)
-    ax.set_xlabel("ids")
+    ax.set_xlabel(size_unit(summary))
     ax.set_ylabel("seconds (log)")
-    title = "All methods side by side, ascending data (fig. 5.8 analogue)"
+    title = "All methods side by side (fig. 5.8 analogue)"
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from chronojoin.report.plots import size_rows
+from chronojoin.report.plots import size_rows, size_unit
 
 
 def fmt_bytes(value: Any) -> str:
@@ -87,7 +87,9 @@ def growth_table(summary: pd.DataFrame) -> str:
     if not rows:
         return ""
     header = ["order", "method"] if order_col else ["method"]
-    return markdown([*header, "slope (s/id)", "intercept (s)", "exponent", "sizes"], rows)
+    per = {"ids": "id", "points": "point", "table rows": "row", "rows per side": "row"}
+    slope = f"slope (s/{per.get(size_unit(summary), 'unit')})"
+    return markdown([*header, slope, "intercept (s)", "exponent", "sizes"], rows)
 
 
 def memory_table(summary: pd.DataFrame) -> str:
@@ -102,7 +104,8 @@ def memory_table(summary: pd.DataFrame) -> str:
     ]
     if not rows:
         return ""
-    return markdown(["ids", "method", "peak execution memory", "shuffle bytes written"], rows)
+    return markdown([size_unit(summary), "method", "peak execution memory",
+                     "shuffle bytes written"], rows)
 
 
 def speedup_table(summary: pd.DataFrame) -> str:
@@ -123,7 +126,7 @@ def speedup_table(summary: pd.DataFrame) -> str:
         names[1] = int(names[1])
         rows.append([*names, *(fmt_num(base / by_n[n], 2) if n in by_n else "n/a"
                                for n in counts[1:])])
-    header = ["method", "ids"] + (["order"] if "p_order" in df else [])
+    header = ["method", size_unit(summary)] + (["order"] if "p_order" in df else [])
     return markdown([*header, *(f"S({n})" for n in counts[1:])], rows)
 
 
