@@ -17,3 +17,15 @@ def test_many_right_one_pass_equals_chained(spark, tmp_path):
             answers[m.name] = tuple(checksum(out, case.checksum_columns).collect()[0])
     assert answers["one_pass"] == answers["chained"]
     assert answers["one_pass"][0] == inputs["left"].count()
+
+
+def test_no_key_auto_equals_constant_key(spark, tmp_path):
+    (case,) = asof.cases(sizes=[200], variants=["no_key"], data_dir=str(tmp_path))
+    inputs = case.load(spark)
+    got = {
+        m.name: tuple(checksum(m.build(inputs), case.checksum_columns).collect()[0])
+        for m in case.methods if m.checked and not m.local
+    }
+    assert got["auto"] == got["constant_key"]
+    local = next(m for m in case.methods if m.local)
+    assert local.build(inputs)[0] == got["auto"][0]

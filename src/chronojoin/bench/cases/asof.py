@@ -4,7 +4,9 @@ Datasets (section 3.3.1, :func:`chronojoin.datagen.thesis`): sizes in ids, the r
 orders ``asc``/``desc``/``random``, bucketed copies (20/40/80/160 buckets) of the
 largest ascending dataset, 100 left rows per id, one key holding half of the rows, and
 three right tables joined in one call (``many_right``: one pass against three chained
-``asof_join`` calls).
+``asof_join`` calls), and one global timeline without an equality key (``no_key``:
+the time-bucketed plan with carry-over against the same join on a constant key, which
+puts the whole timeline on one task).
 
 Methods: chronojoin's strategies (``exploding``, ``union``, ``sort_merge``, ``auto``);
 the FLOOR baseline (union of both sides' ``(id, time)``, one shuffle by id and a sort
@@ -71,7 +73,7 @@ def cases(
         Bucket counts for the bucketing study at the largest size (default 20/40/80/160).
     variants
         Subset of ``size``, ``order``, ``buckets``, ``many_left``, ``hot_key``,
-        ``many_right``.
+        ``many_right``, ``no_key``.
     time_type
         ``timestamp`` or ``integer`` time columns.
     timeout_s
@@ -108,6 +110,9 @@ def cases(
         add("many_left", min(sizes), order="asc", left_rows_per_id=100)
     if "hot_key" in chosen:
         add("hot_key", largest, order="asc", skew=0.5)
+    if "no_key" in chosen:
+        out.append(_no_key_case(largest, data_dir=data_dir, seed=seed, time_type=time_type,
+                                limit=limit))
     if "many_right" in chosen:
         out.append(_many_right_case(largest, data_dir=data_dir, seed=seed,
                                     time_type=time_type))
@@ -156,6 +161,62 @@ def _many_right_case(n_ids: int, *, data_dir: str | None, seed: int, time_type: 
         params={"variant": "many_right", **gen, "tables": len(MANY_RIGHT)},
         checksum_columns=checked,
     )
+
+
+def _no_key_case(n_ids: int, *, data_dir: str | None, seed: int, time_type: str,
+                 limit: float) -> Case:
+    gen = {"n_ids": n_ids, "order": "asc", "time_type": time_type, "seed": seed,
+           "left_rows_per_id": 1, "skew": 0.0}
+    load = functools.partial(_load, data_dir=data_dir, gen=gen, buckets=None)
+    return Case(
+        name=f"asof no_key n={n_ids} asc", load=load,
+        methods=(
+            Method("floor", _floor_time, baseline=True, checked=False),
+            Method("auto", _no_key),
+            Method("constant_key", _constant_key, timeout_s=limit),
+            Method("duckdb", _duckdb_no_key, local=True, timeout_s=limit),
+        ),
+        params={"variant": "no_key", **gen},
+        checksum_columns=CHECKSUM_COLUMNS,
+    )
+
+
+def _floor_time(inputs: Inputs) -> DataFrame:
+    both = inputs["left"].select("time").unionByName(inputs["right"].select("time"))
+    return both.repartitionByRange(F.col("time")).sortWithinPartitions("time")
+
+
+def _no_key(inputs: Inputs) -> DataFrame:
+    import chronojoin as cj
+
+    return cj.asof_join(inputs["left"], inputs["right"], on="time")
+
+
+def _constant_key(inputs: Inputs) -> DataFrame:
+    import chronojoin as cj
+
+    left = inputs["left"].withColumn("_one", F.lit(1))
+    right = inputs["right"].withColumn("_one", F.lit(1))
+    return cj.asof_join(left, right, on="time", by="_one", strategy="union")
+
+
+def _duckdb_no_key(inputs: Inputs) -> tuple[int, None]:
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        con.execute(f"SET threads = {int(inputs.get('threads', 1))}")
+        left = os.path.join(inputs["left_path"], "*.parquet")
+        right = os.path.join(inputs["right_path"], "*.parquet")
+        row = con.execute(
+            "SELECT count(*) FROM read_parquet(?) l ASOF LEFT JOIN read_parquet(?) r "
+            "ON l.time >= r.time", [left, right]).fetchone()
+    finally:
+        con.close()
+    if row is None:
+        msg = "DuckDB returned no row"
+        raise RuntimeError(msg)
+    return int(row[0]), None
 
 
 def _load_many_right(spark: Any, *, data_dir: str | None, gen: dict[str, Any]) -> Inputs:

@@ -31,8 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", help="dataset sizes (ids), e.g. 10000,100000")
     parser.add_argument("--methods", help="only these methods (baselines always run)")
     parser.add_argument(
-        "--variants", help=("asof variants: size,order,buckets,many_left,hot_key,many_right; "
-              "interval variants: few_pairs,many_pairs,hot_key (default: all)")
+        "--variants",
+        help=("asof variants: size,order,buckets,many_left,hot_key,many_right,no_key; "
+              "interval variants: few_pairs,many_pairs,hot_key (default: all)"),
     )
     parser.add_argument("--orders", help="row orders of the order study: asc,desc,random")
     parser.add_argument("--buckets", help="bucket counts, e.g. 20,40,80,160")
