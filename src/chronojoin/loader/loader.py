@@ -289,7 +289,7 @@ class IncrementalLoader:
             msg = (f"`on_duplicate='fail'`: the batch has {in_batch} duplicate row(s) within "
                    f"itself and {m['existing']} key(s) already stored; nothing was written")
             raise LoaderError(msg)
-        self._stage_index(schema, stage, bucket, n)
+        self._stage_index(schema, stage)
         moves, parts = commit.plan_moves(tgt.root, bid)
         if not set(parts) <= set(pdirs):
             shutil.rmtree(stage, ignore_errors=True)
@@ -307,15 +307,17 @@ class IncrementalLoader:
         commit.publish(tgt.root, manifest, self._on_partitions(tgt))
         return manifest
 
-    def _stage_index(self, schema: T.StructType, stage: str, bucket: Column, n: int) -> None:
+    def _stage_index(self, schema: T.StructType, stage: str) -> None:
         spec = self._spec
         data_dir = os.path.join(stage, "data")
         if not partition_dirs(data_dir, spec.partition_by):
             return
         staged = (self._spark.read.schema(schema).format(spec.format)
                   .option("basePath", data_dir).load(data_dir))
+        # No shuffle: the staged data has one file per partition directory and a task
+        # reads whole files (or splits of one file), so each task writes the keys of
+        # its files into their own partition's index directory.
         (staged.select(*[col(c) for c in [*spec.keys, spec.partition_by]])
-         .withColumn(plan.BUCKET, bucket).repartition(n, col(plan.BUCKET)).drop(plan.BUCKET)
          .write.partitionBy(spec.partition_by).parquet(os.path.join(stage, "index")))
 
 

@@ -28,6 +28,7 @@ TAG = "__cj_tag"
 BUCKET = "__cj_bucket"
 _RN = "__cj_rn"
 _FIRST = "__cj_first"
+_HASH = "__cj_hash"
 _MASK = 0xFFFFFFFF
 
 
@@ -46,17 +47,21 @@ def batch_stats(batch: DataFrame, keys: Sequence[str], partition_by: str) -> Bat
     """Row count, content fingerprint, NULL counts and the distinct partition values."""
     everything = [col(c) for c in batch.columns]
     checked = [*keys, partition_by]
+    h64 = F.xxhash64(*everything)
     aggs = [
         F.count(F.lit(1)).alias("rows"),
-        F.sum(F.xxhash64(*everything).cast("decimal(38,0)")).alias("h1"),
-        F.sum(F.hash(*everything).cast("decimal(38,0)")).alias("h2"),
+        # The 64-bit hash summed as two 32-bit halves and the 32-bit hash as is: long
+        # sums that cannot overflow below 2^31 rows (decimal sums cost twice as much).
+        F.sum(F.shiftrightunsigned(h64, 32)).alias("h1"),
+        F.sum(h64.bitwiseAND(F.lit(_MASK))).alias("h1b"),
+        F.sum(F.hash(*everything).cast("long")).alias("h2"),
         *[F.sum(F.when(col(c).isNull(), 1).otherwise(0)).alias(f"n{i}")
           for i, c in enumerate(checked)],
         F.sum(F.when(col(partition_by).cast("string") == "", 1).otherwise(0)).alias("empty"),
         F.array_sort(F.collect_set(col(partition_by))).alias("values"),
     ]
     row = batch.agg(*aggs).collect()[0]
-    fingerprint = json.dumps([int(row["rows"]), str(row["h1"]), str(row["h2"]),
+    fingerprint = json.dumps([int(row["rows"]), str(row["h1"]), str(row["h1b"]), str(row["h2"]),
                               batch.schema.simpleString()])
     return BatchStats(
         rows=int(row["rows"]),
@@ -127,11 +132,14 @@ def _orderable(dtype: T.DataType) -> bool:
 
 
 def winner_order(batch: DataFrame, order_by: Sequence[str | Column]) -> list[Column]:
-    """Return stored rows first, then ``order_by``, then a hash of the row, then its values."""
-    data = [col(c) for c in batch.columns]
+    """Return stored rows first, then ``order_by``, then a hash of the row, then its values.
+
+    The hash is the column :data:`_HASH` that :func:`dedup` adds (a column, not an
+    expression, so that both window functions share one sort).
+    """
     user = [col(c) if isinstance(c, str) else c for c in order_by]
     tie = [col(f.name).asc_nulls_first() for f in batch.schema.fields if _orderable(f.dataType)]
-    return [col(TAG), *user, F.xxhash64(*data), *tie]
+    return [col(TAG), *user, col(_HASH), *tie]
 
 
 def observation(df: DataFrame, name: str) -> Observation:
@@ -166,10 +174,16 @@ def dedup(batch: DataFrame, index: DataFrame | None, *, keys: Sequence[str],
     if policy == "allow":
         marked = spread.withColumn(_RN, F.lit(1)).withColumn(_FIRST, F.lit(1))
     else:
-        w = Window.partitionBy(col(BUCKET), *[col(c) for c in [partition_by, *keys]])
-        w = w.orderBy(*winner_order(batch, order_by))
-        marked = (spread.withColumn(_RN, F.row_number().over(w))
-                  .withColumn(_FIRST, F.first(col(TAG)).over(w)))
+        # Keys first: the sort's prefix is then the first key (the bucket and the
+        # partition value are constant within a task); the bucket column lets the
+        # window reuse the exchange above. Both functions share one frame, hence one
+        # Window operator and one sort.
+        w = Window.partitionBy(*[col(c) for c in [*keys, partition_by]], col(BUCKET))
+        w = w.orderBy(*winner_order(batch, order_by)).rowsBetween(
+            Window.unboundedPreceding, Window.currentRow)
+        hashed = spread.withColumn(_HASH, F.xxhash64(*[col(c) for c in columns]))
+        marked = hashed.select("*", F.row_number().over(w).alias(_RN),
+                               F.first(col(TAG)).over(w).alias(_FIRST))
     new = is_batch & (col(_RN) == 1)
     existing = is_batch & (col(_RN) == 2) & (col(_FIRST) == 0)
     observed = marked.observe(

@@ -5,8 +5,9 @@ orders ``asc``/``desc``/``random``, bucketed copies (20/40/80/160 buckets) of th
 largest ascending dataset, 100 left rows per id, one key holding half of the rows, and
 three right tables joined in one call (``many_right``: one pass against three chained
 ``asof_join`` calls), and one global timeline without an equality key (``no_key``:
-the time-bucketed plan with carry-over against the same join on a constant key, which
-puts the whole timeline on one task).
+:data:`NO_KEY_LEFT_ROWS_PER_ID` left rows per id, so both sides have about 50 rows per
+id -- 200,000 ids give 10M x 10M rows; the time-bucketed plan with carry-over against
+the same join on a constant key, which puts the whole timeline on one task).
 
 Methods: chronojoin's strategies (``exploding``, ``union``, ``sort_merge``, ``auto``);
 the FLOOR baseline (union of both sides' ``(id, time)``, one shuffle by id and a sort
@@ -41,6 +42,8 @@ CHECKSUM_COLUMNS = ("id", "time", "label", "time_right")
 SIZES = (10_000, 100_000)
 QUICK_SIZES = (1_000,)
 ORDERS = ("asc", "desc", "random")
+#: Left rows per id of the ``no_key`` case: about as many as right rows (50 per id).
+NO_KEY_LEFT_ROWS_PER_ID = 50
 
 
 def cases(
@@ -166,10 +169,10 @@ def _many_right_case(n_ids: int, *, data_dir: str | None, seed: int, time_type: 
 def _no_key_case(n_ids: int, *, data_dir: str | None, seed: int, time_type: str,
                  limit: float) -> Case:
     gen = {"n_ids": n_ids, "order": "asc", "time_type": time_type, "seed": seed,
-           "left_rows_per_id": 1, "skew": 0.0}
+           "left_rows_per_id": NO_KEY_LEFT_ROWS_PER_ID, "skew": 0.0}
     load = functools.partial(_load, data_dir=data_dir, gen=gen, buckets=None)
     return Case(
-        name=f"asof no_key n={n_ids} asc", load=load,
+        name=f"asof no_key n={n_ids} asc left/id={NO_KEY_LEFT_ROWS_PER_ID}", load=load,
         methods=(
             Method("floor", _floor_time, baseline=True, checked=False),
             Method("auto", _no_key),
