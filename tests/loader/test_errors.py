@@ -102,3 +102,13 @@ def test_other_keys_or_partitioning_than_the_table(spark, table):
     with pytest.raises(InvalidArgumentError, match=r"`format`: .* was loaded with 'parquet'"):
         cj.IncrementalLoader(spark, path=table, keys=["user_id", "click_id"],
                              format="orc").append(batch)
+
+
+def test_empty_string_partition_value_writes_nothing(spark, tmp_path):
+    loader = cj.IncrementalLoader(spark, path=str(tmp_path / "t"), keys=["k"],
+                                  partition_by="region")
+    batch = spark.createDataFrame([(1, "eu"), (2, "")], "k long, region string")
+    with pytest.raises(InvalidArgumentError, match="`partition_by`: column 'region' of the "
+                                                   "batch has 1 empty string"):
+        loader.append(batch)
+    assert not os.path.exists(tmp_path / "t" / "region=eu")

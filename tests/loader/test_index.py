@@ -132,3 +132,19 @@ def test_index_is_parquet_with_exact_keys(spark, tmp_path):
     t = pq.read_table(files[0])
     assert t.column_names == KEYS and t.num_rows == 10
     assert os.path.exists(tmp_path / "t" / "_chronojoin" / "_meta.json")
+
+
+def test_split_buckets_keep_one_value_per_partition_and_each_key_in_one(spark):
+    from chronojoin.loader.plan import bucket_column, splits_for
+
+    assert [splits_for(v, 2) for v in (1, 2, 5, 200)] == [2, 1, 2, 1]
+    assert splits_for(5, 64) == 8 and splits_for(7, 1) == 1
+    days = [dt.date(2024, 1, d) for d in range(1, 6)]
+    data = spark.createDataFrame([(days[i % 5], i % 37) for i in range(400)], "d date, k int")
+    spread = data.repartition(10, bucket_column("d", data.schema["d"].dataType, days,
+                                                ["k"], 2))
+    part = spread.withColumn("p", F.spark_partition_id())
+    per_part = part.groupBy("p").agg(F.countDistinct("d").alias("values")).collect()
+    assert len(per_part) == 10 and all(r["values"] == 1 for r in per_part)
+    per_key = part.groupBy("d", "k").agg(F.countDistinct("p").alias("n")).collect()
+    assert all(r["n"] == 1 for r in per_key)

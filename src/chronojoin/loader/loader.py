@@ -273,9 +273,10 @@ class IncrementalLoader:
         pdirs = sorted({partition_dir(spec.partition_by, v) for v in stats.partition_values})
         rebuilt = self._repair(tgt, schema, pdirs)
         stored = index.read(self._spark, self._layout(tgt), schema, pdirs)
-        n = len(stats.partition_values)
+        splits = plan.splits_for(len(stats.partition_values), _cores(self._spark))
+        n = len(stats.partition_values) * splits
         bucket = plan.bucket_column(spec.partition_by, schema[spec.partition_by].dataType,
-                                    stats.partition_values)
+                                    stats.partition_values, spec.keys, splits)
         d = plan.dedup(batch, stored, keys=spec.keys, partition_by=spec.partition_by,
                        order_by=spec.order_by, policy=spec.on_duplicate, bucket=bucket, n=n)
         stage = commit.staging_dir(tgt.root, bid)
@@ -329,6 +330,23 @@ def _is_session(spark: Any) -> bool:
     except ImportError:  # Spark Connect's client dependencies are not installed
         return False
     return isinstance(spark, ConnectSession)
+
+
+def _cores(spark: Any) -> int:
+    """The cores of a ``local[N]`` master, else Spark's default parallelism (1 if unknown)."""
+    master = str(spark.conf.get("spark.master", "") or "")
+    if master.startswith("local"):
+        inside = master.partition("[")[2].partition(",")[0].rstrip("]") or "1"
+        if inside.isdigit():
+            return int(inside)
+        return os.cpu_count() or 1
+    value = spark.conf.get("spark.default.parallelism", None)
+    if value and str(value).isdigit():
+        return int(value)
+    try:  # classic sessions know their executors' cores; Spark Connect has no context
+        return int(spark.sparkContext.defaultParallelism)
+    except Exception:  # any failure means "unknown"
+        return 1
 
 
 def _reject_nulls(stats: plan.BatchStats, partition_by: str) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,7 +58,9 @@ def batch_stats(batch: DataFrame, keys: Sequence[str], partition_by: str) -> Bat
         F.sum(F.hash(*everything).cast("long")).alias("h2"),
         *[F.sum(F.when(col(c).isNull(), 1).otherwise(0)).alias(f"n{i}")
           for i, c in enumerate(checked)],
-        F.sum(F.when(col(partition_by).cast("string") == "", 1).otherwise(0)).alias("empty"),
+        (F.sum(F.when(col(partition_by) == "", 1).otherwise(0))
+         if isinstance(batch.schema[partition_by].dataType, T.StringType)
+         else F.lit(0)).alias("empty"),
         F.array_sort(F.collect_set(col(partition_by))).alias("values"),
     ]
     row = batch.agg(*aggs).collect()[0]
@@ -110,15 +113,45 @@ def exact_buckets(n: int) -> list[int]:
     return [s for s in slots if s is not None]
 
 
-def bucket_column(partition_by: str, dtype: T.DataType, values: Sequence[Any]) -> Column:
-    """Return an int column mapping each partition value to its own bucket."""
-    buckets = exact_buckets(len(values))
+def bucket_column(partition_by: str, dtype: T.DataType, values: Sequence[Any],
+                  keys: Sequence[str] = (), splits: int = 1) -> Column:
+    """Return an int column mapping each partition value to its own bucket(s).
+
+    With ``splits > 1`` each value gets ``splits`` buckets and a row goes to the one
+    chosen by a hash of its ``keys`` (so every row of a key, stored or new, meets in one
+    task): ``len(values) * splits`` Spark partitions, one value each.
+    """
+    buckets = exact_buckets(len(values) * splits)
+    if splits == 1:
+        if len(values) == 1:
+            return F.lit(buckets[0]).cast("int")
+        pairs = []
+        for value, bucket in zip(values, buckets, strict=True):
+            pairs += [F.lit(value).cast(dtype), F.lit(bucket).cast("int")]
+        return F.element_at(F.create_map(*pairs), col(partition_by).cast(dtype))
     if len(values) == 1:
-        return F.lit(buckets[0]).cast("int")
-    pairs = []
-    for value, bucket in zip(values, buckets, strict=True):
-        pairs += [F.lit(value).cast(dtype), F.lit(bucket).cast("int")]
-    return F.element_at(F.create_map(*pairs), col(partition_by).cast(dtype))
+        position: Column = F.lit(0)
+    else:
+        pairs = []
+        for i, value in enumerate(values):
+            pairs += [F.lit(value).cast(dtype), F.lit(i)]
+        position = F.element_at(F.create_map(*pairs), col(partition_by).cast(dtype))
+    sub = F.pmod(F.xxhash64(*[col(k) for k in keys]), F.lit(splits))
+    table = F.array(*[F.lit(b).cast("int") for b in buckets])
+    return F.element_at(table, (position * F.lit(splits) + sub + F.lit(1)).cast("int"))
+
+
+def splits_for(values: int, cores: int, most: int = 8) -> int:
+    """Buckets per partition value so that the tasks fill every core in whole waves.
+
+    ``values`` tasks on ``cores`` cores leave cores idle in the last wave (5 values on 2
+    cores: 3 waves for 2.5 waves of work); ``cores / gcd(values, cores)`` buckets per
+    value make the task count a multiple of the cores. At most ``most`` (each bucket
+    writes its own file per partition directory).
+    """
+    if values < 1 or cores <= 1:
+        return 1
+    return max(1, min(most, cores // math.gcd(values, cores)))
 
 
 def _orderable(dtype: T.DataType) -> bool:
