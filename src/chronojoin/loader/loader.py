@@ -315,9 +315,9 @@ class IncrementalLoader:
             return
         staged = (self._spark.read.schema(schema).format(spec.format)
                   .option("basePath", data_dir).load(data_dir))
-        # No shuffle: the staged data has one file per partition directory and a task
-        # reads whole files (or splits of one file), so each task writes the keys of
-        # its files into their own partition's index directory.
+        # No shuffle: a staged data file holds one partition value and a task reads
+        # whole files (or splits of one file), so each task writes the keys of its
+        # files into their partitions' index directories.
         (staged.select(*[col(c) for c in [*spec.keys, spec.partition_by]])
          .write.partitionBy(spec.partition_by).parquet(os.path.join(stage, "index")))
 

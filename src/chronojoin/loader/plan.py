@@ -6,7 +6,10 @@ partitioning sends a row to ``pmod(murmur3(x, 42), n)``; :func:`exact_buckets` p
 for each of the ``n`` values a small integer whose hash lands in its own slot, so
 ``repartition(n, bucket)`` puts exactly one partition value in each Spark partition
 (no sampling, unlike range partitioning). Each task then deduplicates one partition
-value against that value's index and writes one file per partition directory.
+value against that value's index and writes one file per partition directory. When
+the value count would leave cores idle in the last wave (5 values on 2 cores), each
+value is split into :func:`splits_for` buckets by a hash of the key, so the rows of a
+key still meet in one task.
 """
 
 from __future__ import annotations
