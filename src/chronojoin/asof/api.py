@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from chronojoin.asof.choose import choose, hot_layout
 from chronojoin.asof.spec import Right, build_spec
-from chronojoin.asof.strategies import STRATEGIES
+from chronojoin.asof.strategies import STRATEGIES, native
 from chronojoin.asof.strategies.union import plan_many
 
 if TYPE_CHECKING:
@@ -70,8 +70,10 @@ def asof_join(
     suffix
         Appended to right column names that clash with left ones.
     strategy
-        ``"auto"``, ``"exploding"``, ``"union"`` or ``"sort_merge"``; all return the
-        same rows.
+        ``"auto"``, ``"exploding"``, ``"union"``, ``"sort_merge"`` or ``"native"``
+        (Spark's SortMergeAsOfJoin; only when the session has
+        ``spark.sql.join.sortMergeAsOfJoin.enabled=true``, for ``backward`` and
+        ``forward`` without ``tiebreak``); all return the same rows.
     tiebreak
         Right columns deciding which of several right rows at the winning time is
         returned (greatest values win). Without it, exactly one of them is returned.
@@ -123,6 +125,8 @@ def asof_join(
         tolerance=tolerance, how=how, suffix=suffix, strategy=strategy, tiebreak=tiebreak,
         buckets=buckets,
     )
+    if spec.strategy == "native":
+        native.check(spec)
     if len(spec.rights) > 1 and spec.strategy in ("auto", "union"):
         log.info("asof_join: %d right tables in one union/window pass", len(spec.rights))
         layout = hot_layout(spec, list(spec.rights)) if spec.strategy == "auto" else None

@@ -8,7 +8,7 @@ from pyspark.sql import DataFrame
 
 from chronojoin.asof.buckets import Layout
 from chronojoin.asof.spec import AsofSpec, RightSpec
-from chronojoin.asof.strategies import exploding, sort_merge, union
+from chronojoin.asof.strategies import exploding, native, sort_merge, union
 
 Plan = Callable[[DataFrame, RightSpec, AsofSpec, Layout | None], DataFrame]
 
@@ -17,4 +17,5 @@ STRATEGIES: dict[str, Plan] = {
     "exploding": exploding.plan,
     "union": union.plan,
     "sort_merge": sort_merge.plan,
+    "native": native.plan,
 }

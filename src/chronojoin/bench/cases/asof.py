@@ -9,7 +9,8 @@ three right tables joined in one call (``many_right``: one pass against three ch
 id -- 200,000 ids give 10M x 10M rows; the time-bucketed plan with carry-over against
 the same join on a constant key, which puts the whole timeline on one task).
 
-Methods: chronojoin's strategies (``exploding``, ``union``, ``sort_merge``, ``auto``);
+Methods: chronojoin's strategies (``exploding``, ``union``, ``sort_merge``, ``auto``, and
+``native`` with the configuration it needs);
 the FLOOR baseline (union of both sides' ``(id, time)``, one shuffle by id and a sort
 within partitions: what any shuffle-and-sort algorithm must at least pay); Spark's own
 ``_joinAsOf`` with ``spark.sql.join.sortMergeAsOfJoin.enabled=true`` and with its
@@ -291,6 +292,12 @@ def methods(limit: float) -> tuple[Method, ...]:
     out.append(
         Method(
             "spark_smj", _spark_asof, timeout_s=limit,
+            spark_conf={"spark.sql.join.sortMergeAsOfJoin.enabled": "true"},
+        )
+    )
+    out.append(
+        Method(
+            "native", functools.partial(_chronojoin, strategy="native"), timeout_s=limit,
             spark_conf={"spark.sql.join.sortMergeAsOfJoin.enabled": "true"},
         )
     )

@@ -1,0 +1,68 @@
+"""``strategy="native"`` (Spark's SortMergeAsOfJoin) against the brute-force oracle."""
+
+from __future__ import annotations
+
+import pytest
+
+import chronojoin as cj
+from chronojoin.asof.strategies.native import CONF
+from chronojoin.errors import InvalidArgumentError
+from tests.asof.data import random_rows, tolerance_for
+from tests.asof.test_conformance import _check, _frames, _oracle
+
+
+@pytest.fixture
+def smj(spark):
+    """The session with Spark's sort-merge as-of join on, restored afterwards."""
+    spark.conf.set(CONF, "true")
+    try:
+        yield spark
+    finally:
+        spark.conf.unset(CONF)
+
+
+@pytest.mark.parametrize("direction", ["backward", "forward"])
+@pytest.mark.parametrize("exact", [True, False])
+@pytest.mark.parametrize("kind", ["int", "double", "timestamp", "date"])
+def test_native_against_brute_force(smj, direction, exact, kind):
+    left, right = random_rows(seed=31 + exact, t_max=40)
+    ldf, rdf = _frames(smj, left, right, kind)
+    tol = None if kind == "int" else tolerance_for(5, kind)
+    how = "inner" if exact and kind == "double" else "left"
+    out = cj.asof_join(ldf, rdf, on="t", by="k", direction=direction, allow_exact_matches=exact,
+                       tolerance=tol, how=how, strategy="native")
+    expected = _oracle(left, right, kind, direction=direction, allow_exact_matches=exact,
+                       tolerance=None if tol is None else (5 / 4 if kind == "double" else 5))
+    _check(out, left, expected, how)
+    assert out.columns == cj.asof_join(ldf, rdf, on="t", by="k", strategy="union").columns
+
+
+def test_native_several_right_tables_and_no_key(smj):
+    left, right = random_rows(seed=8, null_share=0.0, t_max=200)
+    ldf, rdf = _frames(smj, left, right, "int")
+    specs = [cj.Right(rdf, on="t", by="k", prefix="a_"),
+             cj.Right(rdf, on="t", by="k", prefix="b_", direction="forward")]
+    got = cj.asof_join(ldf, specs, on="t", by="k", strategy="native")
+    want = cj.asof_join(ldf, specs, on="t", by="k", strategy="union")
+    cols = ["lid", "a_t", "b_t"]
+    assert sorted(got.select(*cols).collect()) == sorted(want.select(*cols).collect())
+    got = cj.asof_join(ldf, rdf.drop("k"), on="t", strategy="native")
+    want = cj.asof_join(ldf, rdf.drop("k"), on="t", strategy="union")
+    cols = ["lid", "t_right"]
+    assert sorted(got.select(*cols).collect()) == sorted(want.select(*cols).collect())
+
+
+def test_native_refuses_what_it_cannot_do(spark):
+    ldf, rdf = _frames(spark, *random_rows(seed=2), "int")
+    with pytest.raises(InvalidArgumentError, match=f"`strategy`: 'native'.*{CONF}=true"):
+        cj.asof_join(ldf, rdf, on="t", by="k", strategy="native")
+    spark.conf.set(CONF, "true")
+    try:
+        with pytest.raises(InvalidArgumentError, match=r"`direction`: 'native'.*'nearest'"):
+            cj.asof_join(ldf, rdf, on="t", by="k", direction="nearest", strategy="native")
+        with pytest.raises(InvalidArgumentError, match=r"`tiebreak`: 'native'.*\['tb'\]"):
+            cj.asof_join(ldf, rdf, on="t", by="k", tiebreak="tb", strategy="native")
+        with pytest.raises(InvalidArgumentError, match="`buckets`: 'native'"):
+            cj.asof_join(ldf, rdf, on="t", by="k", buckets=4, strategy="native")
+    finally:
+        spark.conf.unset(CONF)
