@@ -15,7 +15,10 @@ from pyspark.sql import DataFrame, SparkSession
 
 import chronojoin as cj
 
-ASOF_STRATEGIES = ("exploding", "union", "sort_merge", "auto")
+ASOF_STRATEGIES = ("exploding", "union", "sort_merge", "auto", "native")
+#: ``strategy="native"`` needs this session configuration (set by whoever runs the
+#: operations; chronojoin never sets it)
+NATIVE_CONF = "spark.sql.join.sortMergeAsOfJoin.enabled"
 
 
 def inputs(spark: SparkSession, seed: int = 7) -> dict[str, DataFrame]:
@@ -80,7 +83,7 @@ def main(master: str, out: str, loader_dir: str) -> int:
     spark = (
         SparkSession.builder.master(master).appName("chronojoin cluster test")
         .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.shuffle.partitions", "4").config(NATIVE_CONF, "true")
         .config("spark.executor.cores", "1").config("spark.cores.max", "2")
         .config("spark.executor.memory", "512m")
         .config("spark.driver.host", HOST).config("spark.driver.bindAddress", HOST)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from chronojoin.bench.cluster import StandaloneCluster
-from tests.cluster.operations import operations
+from tests.cluster.operations import NATIVE_CONF, operations
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,8 +71,12 @@ def test_every_operation_on_a_standalone_cluster(spark, tmp_path):
         assert "wrote" in cli.stdout
     finally:
         cluster.stop()
-    expected = operations(spark, str(tmp_path / "local_table"))
-    assert sorted(p.name for p in out.iterdir()) == sorted(expected)
-    for name, df in expected.items():
-        _same(spark.read.parquet(str(out / name)), df, name)
+    spark.conf.set(NATIVE_CONF, "true")
+    try:
+        expected = operations(spark, str(tmp_path / "local_table"))
+        assert sorted(p.name for p in out.iterdir()) == sorted(expected)
+        for name, df in expected.items():
+            _same(spark.read.parquet(str(out / name)), df, name)
+    finally:
+        spark.conf.unset(NATIVE_CONF)
     _same(spark.read.parquet(str(tmp_path / "cli_out")), expected["asof_union"], "cli asof")
