@@ -14,11 +14,12 @@ import sys
 from pyspark.sql import DataFrame, SparkSession
 
 import chronojoin as cj
+from chronojoin.asof.strategies.native import CONF
 
 ASOF_STRATEGIES = ("exploding", "union", "sort_merge", "auto", "native")
 #: ``strategy="native"`` needs this session configuration (set by whoever runs the
 #: operations; chronojoin never sets it)
-NATIVE_CONF = "spark.sql.join.sortMergeAsOfJoin.enabled"
+NATIVE_CONF = CONF
 
 
 def inputs(spark: SparkSession, seed: int = 7) -> dict[str, DataFrame]:

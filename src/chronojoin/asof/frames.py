@@ -36,6 +36,15 @@ def key_names(n: int) -> list[str]:
     return [f"__k{i}" for i in range(n)]
 
 
+def keys_equal(left: DataFrame, right: DataFrame, keys: list[str]) -> Column | None:
+    """``left.k == right.__r<k>`` for every key (``None`` without keys)."""
+    cond: Column | None = None
+    for k in keys:
+        eq = left[k] == right[f"__r{k}"]
+        cond = eq if cond is None else cond & eq
+    return cond
+
+
 def tiebreak_names(n: int, slot: int = 0) -> list[str]:
     """Internal names of the tie-break columns of the right table in ``slot``."""
     return [f"__tb{i}" if slot == 0 else f"__tb{slot}_{i}" for i in range(n)]

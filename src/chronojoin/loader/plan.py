@@ -125,23 +125,17 @@ def bucket_column(partition_by: str, dtype: T.DataType, values: Sequence[Any],
     task): ``len(values) * splits`` Spark partitions, one value each.
     """
     buckets = exact_buckets(len(values) * splits)
-    if splits == 1:
-        if len(values) == 1:
-            return F.lit(buckets[0]).cast("int")
-        pairs = []
-        for value, bucket in zip(values, buckets, strict=True):
-            pairs += [F.lit(value).cast(dtype), F.lit(bucket).cast("int")]
-        return F.element_at(F.create_map(*pairs), col(partition_by).cast(dtype))
     if len(values) == 1:
-        position: Column = F.lit(0)
+        slot: Column = F.lit(0)
     else:
         pairs = []
         for i, value in enumerate(values):
-            pairs += [F.lit(value).cast(dtype), F.lit(i)]
-        position = F.element_at(F.create_map(*pairs), col(partition_by).cast(dtype))
-    sub = F.pmod(F.xxhash64(*[col(k) for k in keys]), F.lit(splits))
+            pairs += [F.lit(value).cast(dtype), F.lit(i * splits)]
+        slot = F.element_at(F.create_map(*pairs), col(partition_by).cast(dtype))
+    if splits > 1:
+        slot = slot + F.pmod(F.xxhash64(*[col(k) for k in keys]), F.lit(splits))
     table = F.array(*[F.lit(b).cast("int") for b in buckets])
-    return F.element_at(table, (position * F.lit(splits) + sub + F.lit(1)).cast("int"))
+    return F.element_at(table, (slot + F.lit(1)).cast("int"))
 
 
 def splits_for(values: int, cores: int, most: int = 8) -> int:

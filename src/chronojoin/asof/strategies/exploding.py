@@ -20,6 +20,7 @@ from chronojoin.asof.frames import (
     TIME,
     finish,
     key_names,
+    keys_equal,
     left_frame,
     right_frame,
     tiebreak_names,
@@ -68,10 +69,7 @@ def plan(
     rf = rf.select(
         *[F.col(k).alias(f"__r{k}") for k in keys], F.col(TIME).alias(_RT), *tbs, RIGHT_STRUCT
     )
-    cond: Column | None = None
-    for k in keys:
-        eq = F.col(k) == F.col(f"__r{k}")
-        cond = eq if cond is None else cond & eq
+    cond = keys_equal(lf, rf, keys)
     time_cond = _time_condition(right)
     if time_cond is not None:
         cond = time_cond if cond is None else cond & time_cond

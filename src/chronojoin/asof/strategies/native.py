@@ -23,7 +23,7 @@ without a statistics pass.
 
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from chronojoin.asof.buckets import Layout
@@ -34,6 +34,7 @@ from chronojoin.asof.frames import (
     TIME,
     finish,
     key_names,
+    keys_equal,
     left_frame,
     right_frame,
 )
@@ -82,12 +83,9 @@ def plan(
     rf = right_frame(spec, right).select(
         *[F.col(k).alias(f"__r{k}") for k in keys], F.col(TIME).alias(_RT), RIGHT_STRUCT
     )
-    cond: Column | None = None
-    for k in keys:
-        eq = lf[k] == rf[f"__r{k}"]
-        cond = eq if cond is None else cond & eq
     joined = lf._joinAsOf(
-        rf, leftAsOfColumn=lf[TIME], rightAsOfColumn=rf[_RT], on=cond, how="left",
+        rf, leftAsOfColumn=lf[TIME], rightAsOfColumn=rf[_RT], on=keys_equal(lf, rf, keys),
+        how="left",
         allowExactMatches=right.allow_exact_matches, direction=right.direction,
     )
     slot = BACK if right.direction == "backward" else FORWARD

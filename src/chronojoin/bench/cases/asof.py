@@ -34,6 +34,7 @@ from typing import Any
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from chronojoin.asof.strategies.native import CONF as SMJ_CONF
 from chronojoin.bench.case import Case, Inputs, Method
 from chronojoin.bench.data import bucketed_tables, cached_parquet
 from chronojoin.datagen import THESIS_BUCKETS, dataset_name, thesis
@@ -292,19 +293,19 @@ def methods(limit: float) -> tuple[Method, ...]:
     out.append(
         Method(
             "spark_smj", _spark_asof, timeout_s=limit,
-            spark_conf={"spark.sql.join.sortMergeAsOfJoin.enabled": "true"},
+            spark_conf={SMJ_CONF: "true"},
         )
     )
     out.append(
         Method(
             "native", functools.partial(_chronojoin, strategy="native"), timeout_s=limit,
-            spark_conf={"spark.sql.join.sortMergeAsOfJoin.enabled": "true"},
+            spark_conf={SMJ_CONF: "true"},
         )
     )
     out.append(
         Method(
             "spark_default", _spark_asof, timeout_s=limit,
-            spark_conf={"spark.sql.join.sortMergeAsOfJoin.enabled": "false"},
+            spark_conf={SMJ_CONF: "false"},
         )
     )
     if _tempo_available():
