@@ -38,3 +38,17 @@ def sampled_hot_keys(
     )
     found = [tuple(row[: len(keys)]) for row in top]
     return [values for values in found if all(v is not None for v in values)]
+
+
+def max_rows_per_key(df: DataFrame, keys: tuple[str, ...]) -> int:
+    """The most rows any non-NULL key holds in ``df`` (one job over the key columns).
+
+    ``0`` for an empty frame. Rows with a NULL key are left out: they never match.
+    """
+    cols = [col(k) for k in keys]
+    valid = F.lit(True)
+    for c in cols:
+        valid = valid & c.isNotNull()
+    counts = df.select(*cols).where(valid).groupBy(*cols).count()
+    row = counts.agg(F.max("count").alias("m")).collect()[0]
+    return int(row["m"] or 0)

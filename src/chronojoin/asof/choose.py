@@ -1,23 +1,25 @@
 """``strategy="auto"``: a pure function of the spec and one cheap statistic.
 
 * No equality key: ``union`` over a time-bucketed global timeline (exact carry-over).
-* Keys: ``union`` (one shuffle of both sides, one sort). The only statistic is a
-  seeded 1% sample of the right keys (:func:`~chronojoin._plan.stats.sampled_hot_keys`):
-  a key holding more than :data:`HOT_SHARE` of it would put a whole timeline on one
-  task, so those keys are split into time buckets with an exact carry-over.
+* Keys: first a seeded 1% sample of the right keys
+  (:func:`~chronojoin._plan.stats.sampled_hot_keys`): a key holding more than
+  :data:`HOT_SHARE` of it would put a whole timeline on one task, so those keys are
+  split into time buckets with an exact carry-over (``union``).
+* Keys without a hot key: one job counts the left rows of each key
+  (:func:`~chronojoin._plan.stats.max_rows_per_key`, key columns only). With at most
+  :data:`MAX_LEFT_PER_KEY` left rows per key, ``join_max`` (candidate pairs are about
+  half the right rows; each side sorted on the keys alone); otherwise ``union`` (one
+  shuffle of both sides, one sort on key and time).
 
-``exploding`` is never chosen automatically: it costs the number of candidate pairs,
-which a skewed key or many left rows per key make quadratic, and measuring that costs
-a full statistics job per side (the benchmark showed such a job costing as much as
-the join it was meant to speed up). Ask for it with ``strategy="exploding"`` when keys
-hold about one left row each.
+``exploding`` is never chosen automatically: ``join_max`` makes the same pairs more
+cheaply. ``sort_merge`` and ``native`` are never chosen either (see their modules).
 """
 
 from __future__ import annotations
 
 import logging
 
-from chronojoin._plan.stats import sampled_hot_keys
+from chronojoin._plan.stats import max_rows_per_key, sampled_hot_keys
 from chronojoin.asof.buckets import Layout, default_count
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
@@ -27,6 +29,8 @@ log = logging.getLogger("chronojoin.asof")
 HOT_SHARE = 0.05
 #: Sampled rows a key needs before it counts as hot (about 10,000 rows in all).
 MIN_SAMPLED = 100
+#: ``join_max`` is chosen when no key holds more left rows than this.
+MAX_LEFT_PER_KEY = 2
 
 
 def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
@@ -40,7 +44,12 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
         reason = (f"{len(layout.hot_keys)} hot key(s) over {HOT_SHARE:.0%} of sampled right "
                   "rows: union with those keys split into time buckets")
         return "union", layout, reason
-    return "union", None, "keyed join without hot keys: one shuffle and one sort"
+    most = max_rows_per_key(spec.left, right.keys.left)
+    if most <= MAX_LEFT_PER_KEY:
+        return "join_max", None, (f"at most {most} left row(s) per key, no hot key: "
+                                  "key join keeping the best pair per left row")
+    return "union", None, (f"up to {most} left rows per key, no hot key: "
+                           "one shuffle and one sort")
 
 
 def hot_layout(spec: AsofSpec, rights: list[RightSpec]) -> Layout | None:

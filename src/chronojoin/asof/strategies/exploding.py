@@ -27,12 +27,13 @@ from chronojoin.asof.frames import (
 )
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
-_ID = "__id"
-_RT = "__rt"
+#: Internal names: the left row number and the candidate right time.
+ID = "__id"
+RT = "__rt"
 
 
 def _time_condition(right: RightSpec) -> Column | None:
-    lt, rt = F.col(TIME), F.col(_RT)
+    lt, rt = F.col(TIME), F.col(RT)
     tol = None if right.tolerance is None else F.lit(right.tolerance)
     exact = right.allow_exact_matches
     if right.direction == "backward":
@@ -49,7 +50,7 @@ def _time_condition(right: RightSpec) -> Column | None:
 
 
 def _order(right: RightSpec, tbs: list[str]) -> list[Column]:
-    lt, rt = F.col(TIME), F.col(_RT)
+    lt, rt = F.col(TIME), F.col(RT)
     ties = [F.col(c).desc_nulls_last() for c in tbs]
     if right.direction == "backward":
         return [rt.desc(), *ties]
@@ -58,33 +59,52 @@ def _order(right: RightSpec, tbs: list[str]) -> list[Column]:
     return [F.abs(lt - rt).asc(), (rt <= lt).desc(), *ties]
 
 
+def candidates(
+    left: DataFrame, right: RightSpec, spec: AsofSpec, hint: str | None = None
+) -> DataFrame:
+    """Every left row (numbered ``__id``) joined with each right row it may match.
+
+    The right side brings ``__rt`` (its time ordinal), its tie-break columns and
+    ``__r``; a left row without any candidate appears once, with those NULL.
+    ``hint`` is a join hint for the right side (``"shuffle_hash"``).
+    """
+    keys = key_names(len(right.keys.left))
+    lf = left_frame(left, spec, right).withColumn(ID, F.monotonically_increasing_id())
+    rf = right_frame(spec, right)
+    rf = rf.select(
+        *[F.col(k).alias(f"__r{k}") for k in keys],
+        F.col(TIME).alias(RT),
+        *tiebreak_names(len(right.tiebreak)),
+        RIGHT_STRUCT,
+    )
+    if hint is not None:
+        rf = rf.hint(hint)
+    cond = keys_equal(lf, rf, keys)
+    time_cond = _time_condition(right)
+    if time_cond is not None:
+        cond = time_cond if cond is None else cond & time_cond
+    return lf.join(rf, on=cond if cond is not None else F.lit(True), how="left")
+
+
+def as_candidates(best: DataFrame, right: RightSpec, r: Column) -> DataFrame:
+    """The best pair per left row (its right struct ``r``) as ``__mb``/``__mf``."""
+    if right.direction == "backward":
+        return best.withColumn(BACK, r)
+    if right.direction == "forward":
+        return best.withColumn(FORWARD, r)
+    before = r["t"] <= F.col(TIME)
+    return best.withColumn(BACK, F.when(before, r)).withColumn(FORWARD, F.when(~before, r))
+
+
 def plan(
     left: DataFrame, right: RightSpec, spec: AsofSpec, layout: Layout | None = None
 ) -> DataFrame:
     """Build the exploding plan for one right table (``layout`` does not apply)."""
     keys = key_names(len(right.keys.left))
     tbs = tiebreak_names(len(right.tiebreak))
-    lf = left_frame(left, spec, right).withColumn(_ID, F.monotonically_increasing_id())
-    rf = right_frame(spec, right)
-    rf = rf.select(
-        *[F.col(k).alias(f"__r{k}") for k in keys], F.col(TIME).alias(_RT), *tbs, RIGHT_STRUCT
-    )
-    cond = keys_equal(lf, rf, keys)
-    time_cond = _time_condition(right)
-    if time_cond is not None:
-        cond = time_cond if cond is None else cond & time_cond
-    joined = lf.join(rf, on=cond if cond is not None else F.lit(True), how="left")
+    joined = candidates(left, right, spec)
     # Partitioning by the keys too lets the window reuse the join's partitioning
     # (no second shuffle of the candidate pairs).
-    best = Window.partitionBy(*keys, _ID).orderBy(*_order(right, tbs))
+    best = Window.partitionBy(*keys, ID).orderBy(*_order(right, tbs))
     joined = joined.withColumn("__rn", F.row_number().over(best)).where(F.col("__rn") == 1)
-    r, rt, lt = F.col(RIGHT_STRUCT), F.col(_RT), F.col(TIME)
-    if right.direction == "backward":
-        matched = joined.withColumn(BACK, r)
-    elif right.direction == "forward":
-        matched = joined.withColumn(FORWARD, r)
-    else:
-        matched = joined.withColumn(BACK, F.when(rt <= lt, r)).withColumn(
-            FORWARD, F.when(rt > lt, r)
-        )
-    return finish(matched, left.columns, right, spec.how)
+    return finish(as_candidates(joined, right, F.col(RIGHT_STRUCT)), left.columns, right, spec.how)

@@ -1,0 +1,72 @@
+"""``strategy="join_max"`` beyond the shared conformance cases, and ``auto`` choosing it."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+import chronojoin as cj
+from chronojoin._plan.stats import max_rows_per_key
+from tests.asof.data import random_rows
+from tests.asof.test_conformance import _check, _frames, _oracle
+
+
+def _sorted(df, cols):
+    return sorted(map(tuple, df.select(*cols).collect()), key=repr)
+
+
+@pytest.mark.parametrize("direction", ["backward", "forward", "nearest"])
+def test_null_tiebreak_values_lose_like_union(spark, direction):
+    left, right = random_rows(seed=17, t_max=12)
+    ldf, rdf = _frames(spark, left, right, "int")
+    rdf = rdf.selectExpr("rid", "k", "t", "v", "IF(rid % 3 = 0, NULL, tb % 4) AS tb",
+                         "IF(rid % 2 = 0, NULL, rid % 5) AS tb2")
+    kw = {"on": "t", "by": "k", "direction": direction, "tiebreak": ["tb", "tb2", "rid"]}
+    got = cj.asof_join(ldf, rdf, strategy="join_max", **kw)
+    want = cj.asof_join(ldf, rdf, strategy="union", **kw)
+    assert _sorted(got, ["lid", "rid"]) == _sorted(want, ["lid", "rid"])
+
+
+def test_extreme_long_times_and_map_columns(spark):
+    lo, hi = -(2**63), 2**63 - 1
+    left = spark.createDataFrame([(1, lo), (1, 0), (1, hi), (2, 5)], "k int, t long")
+    right = spark.createDataFrame(
+        [(1, lo, {"a": 1}), (1, 3, {"b": 2}), (1, hi, None), (2, 4, {"c": 3})],
+        "k int, t long, m map<string,int>",
+    )
+    for direction in ("backward", "forward"):
+        got = cj.asof_join(left, right, on="t", by="k", direction=direction,
+                           strategy="join_max")
+        want = cj.asof_join(left, right, on="t", by="k", direction=direction,
+                            strategy="union")
+        assert _sorted(got, got.columns) == _sorted(want, want.columns), direction
+
+
+def test_auto_picks_join_max_with_one_left_row_per_key(spark, caplog):
+    left, right = random_rows(seed=23, n_left=60, n_keys=200, hot_key=False, t_max=100)
+    seen: set = set()
+    left = [r for r in left if r["k"] not in seen and not seen.add(r["k"])]
+    ldf, rdf = _frames(spark, left, right, "int")
+    assert max_rows_per_key(ldf, ("k",)) == 1
+    with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+        out = cj.asof_join(ldf, rdf, on="t", by="k", direction="nearest", tiebreak="tb")
+        _check(out, left, _oracle(left, right, "int", direction="nearest", tiebreak=["tb"]),
+               "left")
+    assert "'join_max'" in caplog.text
+
+
+def test_auto_keeps_union_with_many_left_rows_per_key(spark, caplog):
+    left, right = random_rows(seed=29, hot_key=False)
+    ldf, rdf = _frames(spark, left, right, "int")
+    assert max_rows_per_key(ldf, ("k",)) > 2
+    with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+        cj.asof_join(ldf, rdf, on="t", by="k")
+    assert "'union'" in caplog.text
+
+
+def test_max_rows_per_key_ignores_null_keys(spark):
+    df = spark.createDataFrame([(None, 1), (None, 2), (None, 3), ("a", 1), ("a", 2)],
+                               "k string, x int")
+    assert max_rows_per_key(df, ("k",)) == 2
+    assert max_rows_per_key(df.where("x > 10"), ("k",)) == 0
