@@ -27,9 +27,10 @@ from chronojoin.asof.frames import (
 )
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
-#: Internal names: the left row number and the candidate right time.
+#: Internal names: the left row number, the candidate's right time and values.
 ID = "__id"
 RT = "__rt"
+VALUE = "__v"
 
 
 def _time_condition(right: RightSpec) -> Column | None:
@@ -65,17 +66,19 @@ def candidates(
     """Every left row (numbered ``__id``) joined with each right row it may match.
 
     The right side brings ``__rt`` (its time ordinal), its tie-break columns and
-    ``__r``; a left row without any candidate appears once, with those NULL.
-    ``hint`` is a join hint for the right side (``"shuffle_hash"``).
+    ``__v`` (the struct of its output columns); a left row without any candidate
+    appears once, with those NULL. ``hint`` is a join hint for the right side
+    (``"shuffle_hash"``).
     """
     keys = key_names(len(right.keys.left))
     lf = left_frame(left, spec, right).withColumn(ID, F.monotonically_increasing_id())
     rf = right_frame(spec, right)
+    # Flat columns, not the nested ``__r``: smaller rows to shuffle and join (measured).
     rf = rf.select(
         *[F.col(k).alias(f"__r{k}") for k in keys],
         F.col(TIME).alias(RT),
         *tiebreak_names(len(right.tiebreak)),
-        RIGHT_STRUCT,
+        F.col(RIGHT_STRUCT)["v"].alias(VALUE),
     )
     if hint is not None:
         rf = rf.hint(hint)
@@ -84,6 +87,11 @@ def candidates(
     if time_cond is not None:
         cond = time_cond if cond is None else cond & time_cond
     return lf.join(rf, on=cond if cond is not None else F.lit(True), how="left")
+
+
+def right_struct(rt: Column, value: Column) -> Column:
+    """The ``__r`` struct of a candidate (NULL when there is none)."""
+    return F.when(rt.isNotNull(), F.struct(rt.alias("t"), value.alias("v")))
 
 
 def as_candidates(best: DataFrame, right: RightSpec, r: Column) -> DataFrame:
@@ -107,4 +115,5 @@ def plan(
     # (no second shuffle of the candidate pairs).
     best = Window.partitionBy(*keys, ID).orderBy(*_order(right, tbs))
     joined = joined.withColumn("__rn", F.row_number().over(best)).where(F.col("__rn") == 1)
-    return finish(as_candidates(joined, right, F.col(RIGHT_STRUCT)), left.columns, right, spec.how)
+    r = right_struct(F.col(RT), F.col(VALUE))
+    return finish(as_candidates(joined, right, r), left.columns, right, spec.how)

@@ -1,7 +1,7 @@
 """``join_max``: the exploding join, with the best pair kept by an aggregate.
 
 The same candidate pairs as ``exploding`` (an equi-join on the keys with the time
-condition), but the winner per left row is ``max_by(right struct, rank)`` grouped by
+condition), but the winner per left row is kept by ``max_by(..., rank)`` grouped by
 the keys and the left row number instead of a ``row_number`` window. The join is a
 shuffled hash join (the right rows of each task in a hash table: nothing is sorted on
 time, and the right side is not sorted at all), and only the candidate pairs are
@@ -28,14 +28,20 @@ from pyspark.sql import functions as F
 from chronojoin.asof.buckets import Layout
 from chronojoin.asof.frames import (
     LEFT_STRUCT,
-    RIGHT_STRUCT,
     TIME,
     finish,
     key_names,
     tiebreak_names,
 )
 from chronojoin.asof.spec import AsofSpec, RightSpec
-from chronojoin.asof.strategies.exploding import ID, RT, as_candidates, candidates
+from chronojoin.asof.strategies.exploding import (
+    ID,
+    RT,
+    VALUE,
+    as_candidates,
+    candidates,
+    right_struct,
+)
 
 
 def _reversed(value: Column, integral: bool) -> Column:
@@ -64,9 +70,13 @@ def plan(
     joined = candidates(left, right, spec, hint="shuffle_hash")
     integral = dict(joined.dtypes)[RT] == "bigint"
     # Grouping by the keys too keeps the join's partitioning (no second shuffle).
+    # The rank decides the right time, so both max_by pick from the same winning row.
+    rank = _rank(right, integral)
     best = joined.groupBy(*keys, ID).agg(
         F.first(TIME).alias(TIME),
         F.first(LEFT_STRUCT).alias(LEFT_STRUCT),
-        F.max_by(RIGHT_STRUCT, _rank(right, integral)).alias(RIGHT_STRUCT),
+        F.max_by(RT, rank).alias(RT),
+        F.max_by(VALUE, rank).alias(VALUE),
     )
-    return finish(as_candidates(best, right, F.col(RIGHT_STRUCT)), left.columns, right, spec.how)
+    r = right_struct(F.col(RT), F.col(VALUE))
+    return finish(as_candidates(best, right, r), left.columns, right, spec.how)
