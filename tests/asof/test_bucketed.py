@@ -30,7 +30,7 @@ def bucketed(spark, tmp_path_factory):
         spark.sql(f"DROP TABLE IF EXISTS {name}")
 
 
-@pytest.mark.parametrize("strategy", ["exploding", "join_max", "union", "sort_merge"])
+@pytest.mark.parametrize("strategy", ["exploding", "union", "sort_merge"])
 def test_no_exchange_on_bucketed_inputs(spark, bucketed, strategy):
     """``sort_merge`` shuffles on purpose (see its module); the others must not."""
     bl, br, left, right = bucketed

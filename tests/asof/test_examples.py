@@ -8,7 +8,7 @@ import pytest
 
 import chronojoin as cj
 
-STRATEGIES = ["exploding", "join_max", "union", "sort_merge"]
+STRATEGIES = ["exploding", "union", "sort_merge"]
 
 
 @pytest.fixture(scope="module")

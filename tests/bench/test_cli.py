@@ -65,8 +65,7 @@ def test_bench_quick_end_to_end(tmp_path):
     # every method was either timed or has a recorded failure (the strategies' own
     # correctness is their suites' business; here: the harness ran and checked them)
     assert {r["method"] for r in results_} >= {
-        "floor", "exploding", "join_max", "union", "sort_merge", "auto", "spark_smj", "native",
-        "spark_default",
+        "floor", "exploding", "union", "sort_merge", "auto", "spark_smj", "native", "spark_default",
         "duckdb",
     }
     assert {"floor", "duckdb"} <= set(timed)

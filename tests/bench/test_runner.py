@@ -150,7 +150,7 @@ def test_family_discovery():
     cases = family_cases("asof", quick=True, data_dir="/nonexistent", unknown_param=1)
     assert len(cases) == 1 and cases[0].params["n_ids"] == 1000
     names = [m.name for m in cases[0].methods]
-    assert names[:6] == ["floor", "exploding", "join_max", "union", "sort_merge", "auto"]
+    assert names[:5] == ["floor", "exploding", "union", "sort_merge", "auto"]
     assert {"spark_smj", "spark_default", "duckdb"} <= set(names)
 
 

@@ -70,8 +70,8 @@ def asof_join(
     suffix
         Appended to right column names that clash with left ones.
     strategy
-        ``"auto"``, ``"exploding"``, ``"join_max"``, ``"union"``, ``"sort_merge"`` or
-        ``"native"`` (Spark's SortMergeAsOfJoin; only when the session has
+        ``"auto"``, ``"exploding"``, ``"union"``, ``"sort_merge"`` or ``"native"``
+        (Spark's SortMergeAsOfJoin; only when the session has
         ``spark.sql.join.sortMergeAsOfJoin.enabled=true``, for ``backward`` and
         ``forward`` without ``tiebreak``); all return the same rows.
     tiebreak
@@ -100,10 +100,8 @@ def asof_join(
     -----
     Strategies: ``union`` (one shuffle, one sort of both sides; the default),
     ``sort_merge`` (one shuffle, a sort within partitions and a vectorised linear
-    pass), ``exploding`` (range join plus ``row_number``: cheap with one left row
-    per key, quadratic with many), ``join_max`` (the same pairs from a hash join on the
-    keys, the best kept by an aggregate: the fastest with about one left row per
-    key). NULL keys and NULL times never match.
+    pass), ``exploding`` (range join plus ``row_number``: the fastest with about one
+    left row per key, quadratic with many). NULL keys and NULL times never match.
 
     Examples
     --------

@@ -7,12 +7,11 @@
   split into time buckets with an exact carry-over (``union``).
 * Keys without a hot key: one job counts the left rows of each key
   (:func:`~chronojoin._plan.stats.max_rows_per_key`, key columns only). With at most
-  :data:`MAX_LEFT_PER_KEY` left rows per key, ``join_max`` (candidate pairs are about
-  half the right rows; each side sorted on the keys alone); otherwise ``union`` (one
-  shuffle of both sides, one sort on key and time).
+  :data:`MAX_LEFT_PER_KEY` left rows per key, ``exploding`` (its candidate pairs are
+  about half the right rows and each side is sorted on the keys alone); otherwise
+  ``union`` (one shuffle of both sides, one sort on key and time).
 
-``exploding`` is never chosen automatically: ``join_max`` makes the same pairs more
-cheaply. ``sort_merge`` and ``native`` are never chosen either (see their modules).
+``sort_merge`` and ``native`` are never chosen (see their modules).
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ log = logging.getLogger("chronojoin.asof")
 HOT_SHARE = 0.05
 #: Sampled rows a key needs before it counts as hot (about 10,000 rows in all).
 MIN_SAMPLED = 100
-#: ``join_max`` is chosen when no key holds more left rows than this.
+#: ``exploding`` is chosen when no key holds more left rows than this.
 MAX_LEFT_PER_KEY = 2
 
 
@@ -46,8 +45,8 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
         return "union", layout, reason
     most = max_rows_per_key(spec.left, right.keys.left)
     if most <= MAX_LEFT_PER_KEY:
-        return "join_max", None, (f"at most {most} left row(s) per key, no hot key: "
-                                  "key join keeping the best pair per left row")
+        return "exploding", None, (f"at most {most} left row(s) per key, no hot key: "
+                                   "range join on the keys, best pair per left row")
     return "union", None, (f"up to {most} left rows per key, no hot key: "
                            "one shuffle and one sort")
 

@@ -8,14 +8,13 @@ from pyspark.sql import DataFrame
 
 from chronojoin.asof.buckets import Layout
 from chronojoin.asof.spec import AsofSpec, RightSpec
-from chronojoin.asof.strategies import exploding, join_max, native, sort_merge, union
+from chronojoin.asof.strategies import exploding, native, sort_merge, union
 
 Plan = Callable[[DataFrame, RightSpec, AsofSpec, Layout | None], DataFrame]
 
 #: strategy name (as in ``strategy=`` and ``--strategy``) -> plan builder
 STRATEGIES: dict[str, Plan] = {
     "exploding": exploding.plan,
-    "join_max": join_max.plan,
     "union": union.plan,
     "sort_merge": sort_merge.plan,
     "native": native.plan,

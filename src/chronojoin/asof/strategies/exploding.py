@@ -4,7 +4,9 @@ Join every left row with every right row of its key that lies on the right side 
 its time (within the tolerance), then keep the best pair per left row with
 ``row_number``. Cost grows with the number of candidate pairs (left rows x right
 rows per key): cheap with one left row per key, quadratic when keys hold many left
-rows, and a nested-loop join when there is no key.
+rows, and a nested-loop join when there is no key. With about one left row per key
+it is the fastest of these strategies (each side sorted on the keys alone, the pairs about
+half the right rows), so ``auto`` picks it when a statistic shows that layout.
 """
 
 from __future__ import annotations
@@ -60,15 +62,12 @@ def _order(right: RightSpec, tbs: list[str]) -> list[Column]:
     return [F.abs(lt - rt).asc(), (rt <= lt).desc(), *ties]
 
 
-def candidates(
-    left: DataFrame, right: RightSpec, spec: AsofSpec, hint: str | None = None
-) -> DataFrame:
+def candidates(left: DataFrame, right: RightSpec, spec: AsofSpec) -> DataFrame:
     """Every left row (numbered ``__id``) joined with each right row it may match.
 
     The right side brings ``__rt`` (its time ordinal), its tie-break columns and
     ``__v`` (the struct of its output columns); a left row without any candidate
-    appears once, with those NULL. ``hint`` is a join hint for the right side
-    (``"shuffle_hash"``).
+    appears once, with those NULL.
     """
     keys = key_names(len(right.keys.left))
     lf = left_frame(left, spec, right).withColumn(ID, F.monotonically_increasing_id())
@@ -80,8 +79,6 @@ def candidates(
         *tiebreak_names(len(right.tiebreak)),
         F.col(RIGHT_STRUCT)["v"].alias(VALUE),
     )
-    if hint is not None:
-        rf = rf.hint(hint)
     cond = keys_equal(lf, rf, keys)
     time_cond = _time_condition(right)
     if time_cond is not None:

@@ -9,8 +9,8 @@ three right tables joined in one call (``many_right``: one pass against three ch
 id -- 200,000 ids give 10M x 10M rows; the time-bucketed plan with carry-over against
 the same join on a constant key, which puts the whole timeline on one task).
 
-Methods: chronojoin's strategies (``exploding``, ``join_max``, ``union``, ``sort_merge``, ``auto``,
-and ``native`` with the configuration it needs);
+Methods: chronojoin's strategies (``exploding``, ``union``, ``sort_merge``, ``auto``, and
+``native`` with the configuration it needs);
 the FLOOR baseline (union of both sides' ``(id, time)``, one shuffle by id and a sort
 within partitions: what any shuffle-and-sort algorithm must at least pay); Spark's own
 ``_joinAsOf`` with ``spark.sql.join.sortMergeAsOfJoin.enabled=true`` and with its
@@ -39,7 +39,7 @@ from chronojoin.bench.case import Case, Inputs, Method
 from chronojoin.bench.data import bucketed_tables, cached_parquet
 from chronojoin.datagen import THESIS_BUCKETS, dataset_name, thesis
 
-STRATEGIES = ("exploding", "join_max", "union", "sort_merge", "auto")
+STRATEGIES = ("exploding", "union", "sort_merge", "auto")
 CHECKSUM_COLUMNS = ("id", "time", "label", "time_right")
 SIZES = (10_000, 100_000)
 QUICK_SIZES = (1_000,)

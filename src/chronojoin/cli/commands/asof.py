@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--how", default="left", choices=["left", "inner"], help="default: left")
     parser.add_argument("--suffix", default="_right", help="suffix for clashing right columns")
     parser.add_argument("--strategy", default="auto",
-                        choices=["auto", "exploding", "join_max", "union", "sort_merge", "native"],
+                        choices=["auto", "exploding", "union", "sort_merge", "native"],
                         help="algorithm (default: auto)")
     parser.add_argument("--tiebreak", help="right column(s) deciding ties, comma separated")
     parser.add_argument("--buckets", type=int, help="time buckets per key (skewed keys)")
