@@ -3,7 +3,9 @@ choice meets: NULL tie-break values, extreme times, map-typed right columns."""
 
 from __future__ import annotations
 
+import io
 import logging
+from contextlib import redirect_stdout
 
 import pytest
 
@@ -44,17 +46,27 @@ def test_extreme_long_times_and_map_columns(spark):
         assert _sorted(got, got.columns) == _sorted(want, want.columns), direction
 
 
-def test_auto_picks_exploding_with_one_left_row_per_key(spark, caplog):
+@pytest.mark.parametrize(("direction", "exact", "tol"), [
+    ("backward", True, None), ("forward", False, 10), ("nearest", True, 5),
+])
+def test_auto_picks_hashed_exploding_with_one_left_row_per_key(spark, caplog, direction,
+                                                                exact, tol):
     left, right = random_rows(seed=23, n_left=60, n_keys=200, hot_key=False, t_max=100)
     seen: set = set()
     left = [r for r in left if r["k"] not in seen and not seen.add(r["k"])]
     ldf, rdf = _frames(spark, left, right, "int")
     assert max_rows_per_key(ldf, ("k",)) == 1
     with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
-        out = cj.asof_join(ldf, rdf, on="t", by="k", direction="nearest", tiebreak="tb")
-        _check(out, left, _oracle(left, right, "int", direction="nearest", tiebreak=["tb"]),
-               "left")
-    assert "'exploding'" in caplog.text
+        out = cj.asof_join(ldf, rdf, on="t", by="k", direction=direction,
+                           allow_exact_matches=exact, tolerance=tol, tiebreak="tb")
+        expected = _oracle(left, right, "int", direction=direction, allow_exact_matches=exact,
+                           tolerance=tol, tiebreak=["tb"])
+        _check(out, left, expected, "left")
+    assert "'exploding_hash'" in caplog.text
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        out.explain()
+    assert "ShuffledHashJoin" in buffer.getvalue()
 
 
 def test_auto_keeps_union_with_many_left_rows_per_key(spark, caplog):

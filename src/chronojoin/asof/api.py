@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from chronojoin.asof.choose import choose, hot_layout
 from chronojoin.asof.spec import Right, build_spec
-from chronojoin.asof.strategies import STRATEGIES, native
+from chronojoin.asof.strategies import AUTO_ONLY, STRATEGIES, native
 from chronojoin.asof.strategies.union import plan_many
 
 if TYPE_CHECKING:
@@ -138,6 +138,7 @@ def asof_join(
         if name == "auto":
             name, layout, reason = choose(spec, item)
             log.info("asof_join %s: strategy %r (%s)", item.what, name, reason)
-        result = STRATEGIES[name](result, item, spec, layout)
+        plan = STRATEGIES[name] if name in STRATEGIES else AUTO_ONLY[name]
+        result = plan(result, item, spec, layout)
     return result
 

@@ -7,8 +7,10 @@
   split into time buckets with an exact carry-over (``union``).
 * Keys without a hot key: one job counts the left rows of each key
   (:func:`~chronojoin._plan.stats.max_rows_per_key`, key columns only). With at most
-  :data:`MAX_LEFT_PER_KEY` left rows per key, ``exploding`` (its candidate pairs are
-  about half the right rows and each side is sorted on the keys alone); otherwise
+  :data:`MAX_LEFT_PER_KEY` left rows per key, ``exploding`` on a shuffled hash join
+  (``exploding_hash``: its candidate pairs are about half the right rows, nothing is
+  sorted on time, and without a hot key no task's hash table holds a large key);
+  otherwise
   ``union`` (one shuffle of both sides, one sort on key and time).
 
 ``sort_merge`` and ``native`` are never chosen (see their modules).
@@ -45,8 +47,8 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
         return "union", layout, reason
     most = max_rows_per_key(spec.left, right.keys.left)
     if most <= MAX_LEFT_PER_KEY:
-        return "exploding", None, (f"at most {most} left row(s) per key, no hot key: "
-                                   "range join on the keys, best pair per left row")
+        return "exploding_hash", None, (f"at most {most} left row(s) per key, no hot key: "
+                                        "hash join on the keys, best pair per left row")
     return "union", None, (f"up to {most} left rows per key, no hot key: "
                            "one shuffle and one sort")
 

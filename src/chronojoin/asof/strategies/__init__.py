@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from pyspark.sql import DataFrame
@@ -18,4 +19,9 @@ STRATEGIES: dict[str, Plan] = {
     "union": union.plan,
     "sort_merge": sort_merge.plan,
     "native": native.plan,
+}
+
+#: plans only ``auto`` picks (not accepted by ``strategy=``)
+AUTO_ONLY: dict[str, Plan] = {
+    "exploding_hash": functools.partial(exploding.plan, hash_join=True),
 }
