@@ -1,4 +1,4 @@
-"""``strategy="auto"``: a pure function of the spec and one cheap statistic.
+"""``strategy="auto"``: a pure function of the spec and at most two cheap statistics.
 
 * No equality key: ``union`` over a time-bucketed global timeline (exact carry-over).
 * Keys: first a seeded 1% sample of the right keys
@@ -10,8 +10,7 @@
   :data:`MAX_LEFT_PER_KEY` left rows per key, ``exploding`` on a shuffled hash join
   (``exploding_hash``: its candidate pairs are about half the right rows, nothing is
   sorted on time, and without a hot key no task's hash table holds a large key);
-  otherwise
-  ``union`` (one shuffle of both sides, one sort on key and time).
+  otherwise ``union`` (one shuffle of both sides, one sort on key and time).
 
 ``sort_merge`` and ``native`` are never chosen (see their modules).
 """

@@ -30,13 +30,13 @@ from chronojoin.asof.frames import (
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
 #: Internal names: the left row number, the candidate's right time and values.
-ID = "__id"
-RT = "__rt"
-VALUE = "__v"
+_ID = "__id"
+_RT = "__rt"
+_VALUE = "__v"
 
 
 def _time_condition(right: RightSpec) -> Column | None:
-    lt, rt = F.col(TIME), F.col(RT)
+    lt, rt = F.col(TIME), F.col(_RT)
     tol = None if right.tolerance is None else F.lit(right.tolerance)
     exact = right.allow_exact_matches
     if right.direction == "backward":
@@ -53,7 +53,7 @@ def _time_condition(right: RightSpec) -> Column | None:
 
 
 def _order(right: RightSpec, tbs: list[str]) -> list[Column]:
-    lt, rt = F.col(TIME), F.col(RT)
+    lt, rt = F.col(TIME), F.col(_RT)
     ties = [F.col(c).desc_nulls_last() for c in tbs]
     if right.direction == "backward":
         return [rt.desc(), *ties]
@@ -62,7 +62,7 @@ def _order(right: RightSpec, tbs: list[str]) -> list[Column]:
     return [F.abs(lt - rt).asc(), (rt <= lt).desc(), *ties]
 
 
-def candidates(
+def _candidates(
     left: DataFrame, right: RightSpec, spec: AsofSpec, hash_join: bool = False
 ) -> DataFrame:
     """Every left row (numbered ``__id``) joined with each right row it may match.
@@ -73,14 +73,14 @@ def candidates(
     task holds its right rows in a hash table) instead of a sort-merge join.
     """
     keys = key_names(len(right.keys.left))
-    lf = left_frame(left, spec, right).withColumn(ID, F.monotonically_increasing_id())
+    lf = left_frame(left, spec, right).withColumn(_ID, F.monotonically_increasing_id())
     rf = right_frame(spec, right)
     # Flat columns, not the nested ``__r``: smaller rows to shuffle and join (measured).
     rf = rf.select(
         *[F.col(k).alias(f"__r{k}") for k in keys],
-        F.col(TIME).alias(RT),
+        F.col(TIME).alias(_RT),
         *tiebreak_names(len(right.tiebreak)),
-        F.col(RIGHT_STRUCT)["v"].alias(VALUE),
+        F.col(RIGHT_STRUCT)["v"].alias(_VALUE),
     )
     if hash_join:
         rf = rf.hint("shuffle_hash")
@@ -91,12 +91,12 @@ def candidates(
     return lf.join(rf, on=cond if cond is not None else F.lit(True), how="left")
 
 
-def right_struct(rt: Column, value: Column) -> Column:
+def _right_struct(rt: Column, value: Column) -> Column:
     """The ``__r`` struct of a candidate (NULL when there is none)."""
     return F.when(rt.isNotNull(), F.struct(rt.alias("t"), value.alias("v")))
 
 
-def as_candidates(best: DataFrame, right: RightSpec, r: Column) -> DataFrame:
+def _as_candidates(best: DataFrame, right: RightSpec, r: Column) -> DataFrame:
     """The best pair per left row (its right struct ``r``) as ``__mb``/``__mf``."""
     if right.direction == "backward":
         return best.withColumn(BACK, r)
@@ -122,10 +122,10 @@ def plan(
     """
     keys = key_names(len(right.keys.left))
     tbs = tiebreak_names(len(right.tiebreak))
-    joined = candidates(left, right, spec, hash_join)
+    joined = _candidates(left, right, spec, hash_join)
     # Partitioning by the keys too lets the window reuse the join's partitioning
     # (no second shuffle of the candidate pairs).
-    best = Window.partitionBy(*keys, ID).orderBy(*_order(right, tbs))
+    best = Window.partitionBy(*keys, _ID).orderBy(*_order(right, tbs))
     joined = joined.withColumn("__rn", F.row_number().over(best)).where(F.col("__rn") == 1)
-    r = right_struct(F.col(RT), F.col(VALUE))
-    return finish(as_candidates(joined, right, r), left.columns, right, spec.how)
+    r = _right_struct(F.col(_RT), F.col(_VALUE))
+    return finish(_as_candidates(joined, right, r), left.columns, right, spec.how)
