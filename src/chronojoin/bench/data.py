@@ -11,6 +11,7 @@ import tempfile
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from chronojoin._session import local_cores
 from chronojoin.datagen.store import write_bucketed, write_tables
 
 if TYPE_CHECKING:
@@ -58,3 +59,8 @@ def bucketed_tables(
     if not all(spark.catalog.tableExists(q) for q in found.values()):
         found = write_bucketed(tables, buckets=buckets, database=BENCH_DATABASE, prefix=name)
     return {t: spark.table(q) for t, q in found.items()}
+
+
+def duckdb_threads(spark: Any) -> int:
+    """Threads for the DuckDB reference: the cores of a local master, else this machine's."""
+    return local_cores(str(spark.conf.get("spark.master", "local[*]"))) or os.cpu_count() or 1

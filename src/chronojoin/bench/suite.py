@@ -7,13 +7,13 @@ this module only needs a factory ``master -> SparkSession``.
 from __future__ import annotations
 
 import pkgutil
-import re
 import statistics
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
+from chronojoin._session import local_cores
 from chronojoin.bench import cases as cases_package
 from chronojoin.bench.environment import environment
 from chronojoin.bench.progress import Progress
@@ -33,14 +33,8 @@ def available_families() -> list[str]:
 
 def executors_of(master: str, cluster_executors: int | None = None) -> int | None:
     """Parallelism of a master: ``local[k]`` -> k, a cluster URL -> its executors."""
-    found = re.match(r"local\[(\d+)", master)
-    if found:
-        return int(found.group(1))
-    if master.startswith("local"):
-        import os
-
-        return os.cpu_count()
-    return cluster_executors
+    local = local_cores(master)
+    return cluster_executors if local is None else local
 
 
 @dataclass

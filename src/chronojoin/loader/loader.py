@@ -15,6 +15,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from chronojoin._session import local_cores
 from chronojoin._validate.columns import check_dataframe, col
 from chronojoin.errors import IndexRebuiltWarning, InvalidArgumentError, LoaderError
 from chronojoin.loader import commit, index, plan, target
@@ -334,12 +335,9 @@ def _is_session(spark: Any) -> bool:
 
 def _cores(spark: Any) -> int:
     """The cores of a ``local[N]`` master, else Spark's default parallelism (1 if unknown)."""
-    master = str(spark.conf.get("spark.master", "") or "")
-    if master.startswith("local"):
-        inside = master.partition("[")[2].partition(",")[0].rstrip("]") or "1"
-        if inside.isdigit():
-            return int(inside)
-        return os.cpu_count() or 1
+    local = local_cores(str(spark.conf.get("spark.master", "") or ""))
+    if local is not None:
+        return local
     value = spark.conf.get("spark.default.parallelism", None)
     if value and str(value).isdigit():
         return int(value)

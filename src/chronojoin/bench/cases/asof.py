@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,7 +35,7 @@ from pyspark.sql import functions as F
 
 from chronojoin.asof.strategies.native import CONF as SMJ_CONF
 from chronojoin.bench.case import Case, Inputs, Method
-from chronojoin.bench.data import bucketed_tables, cached_parquet
+from chronojoin.bench.data import bucketed_tables, cached_parquet, duckdb_threads
 from chronojoin.datagen import THESIS_BUCKETS, dataset_name, thesis
 
 STRATEGIES = ("exploding", "union", "sort_merge", "auto")
@@ -271,19 +270,13 @@ def _load(
     if buckets:
         tables = {"left": inputs["left"], "right": inputs["right"]}
         inputs.update(bucketed_tables(spark, tables, name=name, buckets=buckets))
-    inputs["threads"] = _cores(spark)
+    inputs["threads"] = duckdb_threads(spark)
     return inputs
 
 
 def _generate(spark: Any, gen: dict[str, Any]) -> dict[str, DataFrame]:
     left, right = thesis(spark, gen["n_ids"], **{k: v for k, v in gen.items() if k != "n_ids"})
     return {"left": left, "right": right}
-
-
-def _cores(spark: Any) -> int:
-    master = str(spark.conf.get("spark.master", "local[*]"))
-    found = re.match(r"local\[(\d+)", master)
-    return int(found.group(1)) if found else (os.cpu_count() or 1)
 
 
 def methods(limit: float) -> tuple[Method, ...]:

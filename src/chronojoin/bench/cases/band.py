@@ -29,7 +29,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from chronojoin.bench.case import Case, Inputs, Method
-from chronojoin.bench.data import cached_parquet
+from chronojoin.bench.data import cached_parquet, duckdb_threads
 
 FULL_SIZES = (10_000, 20_000, 50_000, 100_000, 1_000_000, 10_000_000)
 QUICK_SIZES = (2_000,)
@@ -119,15 +119,8 @@ def _load(spark: Any, *, data_dir: str | None, rows: int, seed: int) -> Inputs:
     name = f"band_rows{rows}_seed{seed}"
     inputs = cached_parquet(spark, data_dir, name, functools.partial(generate, spark, **gen),
                             params=gen)
-    inputs["threads"] = _cores(spark)
+    inputs["threads"] = duckdb_threads(spark)
     return inputs
-
-
-def _cores(spark: Any) -> int:
-    """Threads for DuckDB: the cores of a ``local[N]`` master, else this machine's."""
-    master = str(spark.conf.get("spark.master", "local[*]"))
-    inside = master[len("local["):-1] if master.startswith("local[") else ""
-    return int(inside) if inside.isdigit() else (os.cpu_count() or 1)
 
 
 def _chronojoin(inputs: Inputs, *, bin_minutes: int | None) -> DataFrame:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,7 +30,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from chronojoin.bench.case import Case, Inputs, Method
-from chronojoin.bench.data import cached_parquet
+from chronojoin.bench.data import cached_parquet, duckdb_threads
 
 #: Points at full size; ``sizes=`` replaces it, ``quick`` uses :data:`QUICK_POINTS`.
 FULL_POINTS = 10_000_000
@@ -109,7 +108,7 @@ def _load(spark: Any, *, data_dir: str | None, gen: dict[str, Any]) -> Inputs:
     name = "intervals_" + "_".join(f"{k}{v}" for k, v in sorted(gen.items()))
     inputs = cached_parquet(spark, data_dir, name, functools.partial(generate, spark, **gen),
                             params=gen)
-    inputs["threads"] = _cores(spark)
+    inputs["threads"] = duckdb_threads(spark)
     return inputs
 
 
@@ -139,12 +138,6 @@ def generate(spark: Any, *, points: int, intervals: int, keys: int, skew: float,
     ).select("id", "start_time", (F.col("start_time") + F.col("length")).alias("end_time"),
              "points")
     return {"points": pts, "intervals": ivs}
-
-
-def _cores(spark: Any) -> int:
-    master = str(spark.conf.get("spark.master", "local[*]"))
-    found = re.match(r"local\[(\d+)", master)
-    return int(found.group(1)) if found else (os.cpu_count() or 1)
 
 
 def methods(limit: float, fixed: Sequence[int] = ()) -> tuple[Method, ...]:
