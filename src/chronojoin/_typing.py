@@ -10,7 +10,7 @@ from pyspark.sql import Column
 Direction = Literal["backward", "forward", "nearest"]
 How = Literal["left", "inner"]
 Closed = Literal["both", "left", "right", "neither"]
-AsofStrategy = Literal["auto", "exploding", "union", "sort_merge", "native"]
+AsofStrategy = Literal["auto", "exploding", "union", "sort_merge", "native", "broadcast"]
 IntervalStrategy = Literal["auto", "sweep", "bucketed_sweep", "join"]
 AggFunction = Literal["sum", "count", "mean", "min", "max", "collect_list", "collect_set"]
 

@@ -10,7 +10,7 @@ from contextlib import redirect_stdout
 import pytest
 
 import chronojoin as cj
-from chronojoin._plan.stats import max_rows_per_key
+from chronojoin._plan.stats import key_counts
 from tests.asof.data import random_rows
 from tests.asof.test_conformance import _check, _frames, _oracle
 
@@ -19,19 +19,21 @@ def _sorted(df, cols):
     return sorted(map(tuple, df.select(*cols).collect()), key=repr)
 
 
+@pytest.mark.parametrize("strategy", ["exploding", "broadcast"])
 @pytest.mark.parametrize("direction", ["backward", "forward", "nearest"])
-def test_exploding_null_tiebreak_values_lose_like_union(spark, direction):
+def test_null_tiebreak_values_lose_like_union(spark, strategy, direction):
     left, right = random_rows(seed=17, t_max=12)
     ldf, rdf = _frames(spark, left, right, "int")
     rdf = rdf.selectExpr("rid", "k", "t", "v", "IF(rid % 3 = 0, NULL, tb % 4) AS tb",
                          "IF(rid % 2 = 0, NULL, rid % 5) AS tb2")
     kw = {"on": "t", "by": "k", "direction": direction, "tiebreak": ["tb", "tb2", "rid"]}
-    got = cj.asof_join(ldf, rdf, strategy="exploding", **kw)
+    got = cj.asof_join(ldf, rdf, strategy=strategy, **kw)
     want = cj.asof_join(ldf, rdf, strategy="union", **kw)
     assert _sorted(got, ["lid", "rid"]) == _sorted(want, ["lid", "rid"])
 
 
-def test_extreme_long_times_and_map_columns(spark):
+@pytest.mark.parametrize("strategy", ["exploding", "broadcast"])
+def test_extreme_long_times_and_map_columns(spark, strategy):
     lo, hi = -(2**63), 2**63 - 1
     left = spark.createDataFrame([(1, lo), (1, 0), (1, hi), (2, 5)], "k int, t long")
     right = spark.createDataFrame(
@@ -40,46 +42,77 @@ def test_extreme_long_times_and_map_columns(spark):
     )
     for direction in ("backward", "forward"):
         got = cj.asof_join(left, right, on="t", by="k", direction=direction,
-                           strategy="exploding")
+                           strategy=strategy)
         want = cj.asof_join(left, right, on="t", by="k", direction=direction,
                             strategy="union")
         assert _sorted(got, got.columns) == _sorted(want, want.columns), direction
 
 
-@pytest.mark.parametrize(("direction", "exact", "tol"), [
-    ("backward", True, None), ("forward", False, 10), ("nearest", True, 5),
-])
-def test_auto_picks_hashed_exploding_with_one_left_row_per_key(spark, caplog, direction,
-                                                                exact, tol):
+def _one_left_row_per_key(spark):
     left, right = random_rows(seed=23, n_left=60, n_keys=200, hot_key=False, t_max=100)
     seen: set = set()
     left = [r for r in left if r["k"] not in seen and not seen.add(r["k"])]
-    ldf, rdf = _frames(spark, left, right, "int")
-    assert max_rows_per_key(ldf, ("k",)) == 1
+    return left, right, *_frames(spark, left, right, "int")
+
+
+def _plan_text(df) -> str:
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        df.explain()
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(("direction", "exact", "tol"), [
+    ("backward", True, None), ("forward", False, 10), ("nearest", True, 5),
+])
+def test_auto_broadcasts_a_small_left_side_with_one_row_per_key(spark, caplog, direction,
+                                                                 exact, tol):
+    left, right, ldf, rdf = _one_left_row_per_key(spark)
+    assert key_counts(ldf, ("k",)).most == 1
     with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
         out = cj.asof_join(ldf, rdf, on="t", by="k", direction=direction,
                            allow_exact_matches=exact, tolerance=tol, tiebreak="tb")
         expected = _oracle(left, right, "int", direction=direction, allow_exact_matches=exact,
                            tolerance=tol, tiebreak=["tb"])
         _check(out, left, expected, "left")
-    assert "'exploding_hash'" in caplog.text
-    buffer = io.StringIO()
-    with redirect_stdout(buffer):
-        out.explain()
-    assert "ShuffledHashJoin" in buffer.getvalue()
+    assert "'broadcast'" in caplog.text
+    plan = _plan_text(out)
+    # The right rows meet the broadcast left times where they are read, and only the
+    # partial winners are shuffled.
+    assert "BroadcastHashJoin" in plan
+    assert "partial_max_by" in plan
+
+
+@pytest.mark.parametrize(("direction", "exact", "tol"), [
+    ("backward", True, None), ("nearest", False, 5),
+])
+def test_auto_hashes_exploding_when_broadcasts_are_off(spark, caplog, direction, exact, tol):
+    left, right, ldf, rdf = _one_left_row_per_key(spark)
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    try:
+        with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+            out = cj.asof_join(ldf, rdf, on="t", by="k", direction=direction,
+                               allow_exact_matches=exact, tolerance=tol, tiebreak="tb")
+            expected = _oracle(left, right, "int", direction=direction,
+                               allow_exact_matches=exact, tolerance=tol, tiebreak=["tb"])
+            _check(out, left, expected, "left")
+        assert "'exploding_hash'" in caplog.text
+        assert "ShuffledHashJoin" in _plan_text(out)
+    finally:
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
 
 
 def test_auto_keeps_union_with_many_left_rows_per_key(spark, caplog):
     left, right = random_rows(seed=29, hot_key=False)
     ldf, rdf = _frames(spark, left, right, "int")
-    assert max_rows_per_key(ldf, ("k",)) > 2
+    assert key_counts(ldf, ("k",)).most > 2
     with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
         cj.asof_join(ldf, rdf, on="t", by="k")
     assert "'union'" in caplog.text
 
 
-def test_max_rows_per_key_ignores_null_keys(spark):
+def test_key_counts_ignore_null_keys(spark):
     df = spark.createDataFrame([(None, 1), (None, 2), (None, 3), ("a", 1), ("a", 2)],
                                "k string, x int")
-    assert max_rows_per_key(df, ("k",)) == 2
-    assert max_rows_per_key(df.where("x > 10"), ("k",)) == 0
+    assert key_counts(df, ("k",)) == (2, 2)
+    assert key_counts(df.where("x > 10"), ("k",)) == (0, 0)

@@ -9,8 +9,8 @@ import chronojoin as cj
 from tests.asof.data import SPARK_TYPE, as_kind, numeric, random_rows, tolerance_for
 from tests.oracles.asof import brute_force, duckdb_asof
 
-STRATEGIES = ["exploding", "union", "sort_merge", "auto"]
-NAMED = ["exploding", "union", "sort_merge"]
+STRATEGIES = ["exploding", "union", "sort_merge", "broadcast", "auto"]
+NAMED = ["exploding", "union", "sort_merge", "broadcast"]
 
 
 def _frames(spark, left, right, kind):

@@ -8,7 +8,7 @@ import pytest
 
 import chronojoin as cj
 
-STRATEGIES = ["exploding", "union", "sort_merge"]
+STRATEGIES = ["exploding", "union", "sort_merge", "broadcast"]
 
 
 @pytest.fixture(scope="module")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
@@ -40,15 +42,23 @@ def sampled_hot_keys(
     return [values for values in found if all(v is not None for v in values)]
 
 
-def max_rows_per_key(df: DataFrame, keys: tuple[str, ...]) -> int:
-    """The most rows any non-NULL key holds in ``df`` (one job over the key columns).
+class KeyCounts(NamedTuple):
+    """Rows per non-NULL key of a frame: the most any key holds, and their total."""
 
-    ``0`` for an empty frame. Rows with a NULL key are left out: they never match.
+    most: int
+    rows: int
+
+
+def key_counts(df: DataFrame, keys: tuple[str, ...]) -> KeyCounts:
+    """The most rows any non-NULL key holds in ``df`` and the rows with a non-NULL key.
+
+    One job over the key columns; ``(0, 0)`` for an empty frame. Rows with a NULL key
+    are left out: they never match.
     """
     cols = [col(k) for k in keys]
     valid = F.lit(True)
     for c in cols:
         valid = valid & c.isNotNull()
     counts = df.select(*cols).where(valid).groupBy(*cols).count()
-    row = counts.agg(F.max("count").alias("m")).collect()[0]
-    return int(row["m"] or 0)
+    row = counts.agg(F.max("count").alias("m"), F.sum("count").alias("n")).collect()[0]
+    return KeyCounts(int(row["m"] or 0), int(row["n"] or 0))

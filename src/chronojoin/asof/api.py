@@ -6,10 +6,9 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from chronojoin.asof.choose import choose, hot_layout
+from chronojoin.asof.choose import choose, choose_many
 from chronojoin.asof.spec import Right, build_spec
-from chronojoin.asof.strategies import AUTO_ONLY, STRATEGIES, native
-from chronojoin.asof.strategies.union import plan_many
+from chronojoin.asof.strategies import AUTO_ONLY, STRATEGIES, broadcast, native, union
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -127,10 +126,16 @@ def asof_join(
     )
     if spec.strategy == "native":
         native.check(spec)
-    if len(spec.rights) > 1 and spec.strategy in ("auto", "union"):
-        log.info("asof_join: %d right tables in one union/window pass", len(spec.rights))
-        layout = hot_layout(spec, list(spec.rights)) if spec.strategy == "auto" else None
-        return plan_many(spec.left, list(spec.rights), spec, layout)
+    if len(spec.rights) > 1 and spec.strategy in ("auto", "union", "broadcast"):
+        one: str = spec.strategy
+        layout, reason = None, "requested"
+        if one == "auto":
+            one, layout, reason = choose_many(spec)
+        log.info("asof_join: %d right tables in one %r plan (%s)", len(spec.rights), one,
+                 reason)
+        if one == "broadcast":
+            return broadcast.plan_many(spec.left, list(spec.rights), spec)
+        return union.plan_many(spec.left, list(spec.rights), spec, layout)
     result: DataFrame = spec.left
     for item in spec.rights:
         name: str = spec.strategy

@@ -1,25 +1,31 @@
 """``strategy="auto"``: a pure function of the spec and at most two cheap statistics.
 
 * No equality key: ``union`` over a time-bucketed global timeline (exact carry-over).
-* Keys: first a seeded 1% sample of the right keys
+* Keys: first one job counts the left rows of each key
+  (:func:`~chronojoin._plan.stats.key_counts`, key columns only). With at most
+  :data:`MAX_LEFT_PER_KEY` left rows per key and at most :data:`MAX_BROADCAST_ROWS`
+  left rows, ``broadcast``: the left ``(keys, time)`` pairs are broadcast and the right
+  side is never shuffled (a hot right key costs nothing there). Broadcasts switched
+  off by the session (``spark.sql.autoBroadcastJoinThreshold=-1``) are respected.
+* Otherwise a seeded 1% sample of the right keys
   (:func:`~chronojoin._plan.stats.sampled_hot_keys`): a key holding more than
   :data:`HOT_SHARE` of it would put a whole timeline on one task, so those keys are
   split into time buckets with an exact carry-over (``union``).
-* Keys without a hot key: one job counts the left rows of each key
-  (:func:`~chronojoin._plan.stats.max_rows_per_key`, key columns only). With at most
-  :data:`MAX_LEFT_PER_KEY` left rows per key, ``exploding`` on a shuffled hash join
-  (``exploding_hash``: its candidate pairs are about half the right rows, nothing is
-  sorted on time, and without a hot key no task's hash table holds a large key);
-  otherwise ``union`` (one shuffle of both sides, one sort on key and time).
+* No hot key and at most :data:`MAX_LEFT_PER_KEY` left rows per key (a left side too
+  large to broadcast): ``exploding`` on a shuffled hash join (``exploding_hash``: its
+  candidate pairs are about half the right rows, nothing is sorted on time); otherwise
+  ``union`` (one shuffle of both sides, one sort on key and time).
 
-``sort_merge`` and ``native`` are never chosen (see their modules).
+Several right tables (which share the left keys) get ``broadcast`` or ``union``, each
+as one plan for all tables. ``sort_merge`` and ``native`` are never chosen (see their
+modules).
 """
 
 from __future__ import annotations
 
 import logging
 
-from chronojoin._plan.stats import max_rows_per_key, sampled_hot_keys
+from chronojoin._plan.stats import KeyCounts, key_counts, sampled_hot_keys
 from chronojoin.asof.buckets import Layout, default_count
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
@@ -29,8 +35,11 @@ log = logging.getLogger("chronojoin.asof")
 HOT_SHARE = 0.05
 #: Sampled rows a key needs before it counts as hot (about 10,000 rows in all).
 MIN_SAMPLED = 100
-#: ``exploding`` is chosen when no key holds more left rows than this.
+#: ``broadcast`` and ``exploding`` are chosen when no key holds more left rows than this.
 MAX_LEFT_PER_KEY = 2
+#: The most left rows whose ``(keys, time)`` ``broadcast`` ships to every task (a hash
+#: table of about 50 bytes per row: 100 MB at this size).
+MAX_BROADCAST_ROWS = 2_000_000
 
 
 def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
@@ -39,17 +48,42 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
         return "union", None, "no equality key: time-bucketed union with carry-over"
     if spec.buckets is not None:
         return "union", None, f"buckets={spec.buckets} requested: union with carry-over"
+    counts = key_counts(spec.left, right.keys.left)
+    if _broadcastable(spec, counts):
+        return "broadcast", None, _broadcast_reason(counts)
     layout = hot_layout(spec, [right])
     if layout is not None and layout.hot_keys:
         reason = (f"{len(layout.hot_keys)} hot key(s) over {HOT_SHARE:.0%} of sampled right "
                   "rows: union with those keys split into time buckets")
         return "union", layout, reason
-    most = max_rows_per_key(spec.left, right.keys.left)
-    if most <= MAX_LEFT_PER_KEY:
-        return "exploding_hash", None, (f"at most {most} left row(s) per key, no hot key: "
-                                        "hash join on the keys, best pair per left row")
-    return "union", None, (f"up to {most} left rows per key, no hot key: "
+    if counts.most <= MAX_LEFT_PER_KEY:
+        return "exploding_hash", None, (f"at most {counts.most} left row(s) per key, no hot "
+                                        "key: hash join on the keys, best pair per left row")
+    return "union", None, (f"up to {counts.most} left rows per key, no hot key: "
                            "one shuffle and one sort")
+
+
+def choose_many(spec: AsofSpec) -> tuple[str, Layout | None, str]:
+    """Return ``(strategy, layout, reason)`` for one plan joining every right table."""
+    rights = list(spec.rights)
+    if rights[0].keys and spec.buckets is None:
+        counts = key_counts(spec.left, rights[0].keys.left)
+        if _broadcastable(spec, counts):
+            return "broadcast", None, _broadcast_reason(counts)
+    layout = hot_layout(spec, rights)
+    return "union", layout, "one union, one shuffle and one sort of every table"
+
+
+def _broadcastable(spec: AsofSpec, counts: KeyCounts) -> bool:
+    if counts.most > MAX_LEFT_PER_KEY or counts.rows > MAX_BROADCAST_ROWS:
+        return False
+    conf = spec.left.sparkSession.conf
+    return not str(conf.get("spark.sql.autoBroadcastJoinThreshold", "0")).strip().startswith("-")
+
+
+def _broadcast_reason(counts: KeyCounts) -> str:
+    return (f"{counts.rows} left row(s), at most {counts.most} per key: left (keys, time) "
+            "broadcast, right side not shuffled")
 
 
 def hot_layout(spec: AsofSpec, rights: list[RightSpec]) -> Layout | None:

@@ -96,6 +96,27 @@ def right_frame(spec: AsofSpec, right: RightSpec, slot: int = 0) -> DataFrame:
     return tagged.where(valid)
 
 
+def time_condition(right: RightSpec, lt: Column, rt: Column) -> Column | None:
+    """The condition on the left time ``lt`` and a right time ``rt`` for a candidate pair.
+
+    ``None`` when every right row of the key is a candidate (``nearest`` without a
+    tolerance, exact matches allowed). The tolerance is inclusive.
+    """
+    tol = None if right.tolerance is None else F.lit(right.tolerance)
+    exact = right.allow_exact_matches
+    if right.direction == "backward":
+        cond = rt <= lt if exact else rt < lt
+        return cond if tol is None else cond & (rt >= lt - tol)
+    if right.direction == "forward":
+        cond = rt >= lt if exact else rt > lt
+        return cond if tol is None else cond & (rt <= lt + tol)
+    strict = None if exact else rt != lt
+    if tol is None:
+        return strict
+    near = F.abs(lt - rt) <= tol
+    return near if strict is None else strict & near
+
+
 def _within(match: Column, distance: Column, right: RightSpec) -> Column:
     if right.tolerance is None:
         return match

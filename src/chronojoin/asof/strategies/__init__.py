@@ -9,7 +9,7 @@ from pyspark.sql import DataFrame
 
 from chronojoin.asof.buckets import Layout
 from chronojoin.asof.spec import AsofSpec, RightSpec
-from chronojoin.asof.strategies import exploding, native, sort_merge, union
+from chronojoin.asof.strategies import broadcast, exploding, native, sort_merge, union
 
 Plan = Callable[[DataFrame, RightSpec, AsofSpec, Layout | None], DataFrame]
 
@@ -19,6 +19,7 @@ STRATEGIES: dict[str, Plan] = {
     "union": union.plan,
     "sort_merge": sort_merge.plan,
     "native": native.plan,
+    "broadcast": broadcast.plan,
 }
 
 #: plans only ``auto`` picks (not accepted by ``strategy=``)

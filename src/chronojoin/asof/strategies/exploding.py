@@ -26,6 +26,7 @@ from chronojoin.asof.frames import (
     left_frame,
     right_frame,
     tiebreak_names,
+    time_condition,
 )
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
@@ -33,23 +34,6 @@ from chronojoin.asof.spec import AsofSpec, RightSpec
 _ID = "__id"
 _RT = "__rt"
 _VALUE = "__v"
-
-
-def _time_condition(right: RightSpec) -> Column | None:
-    lt, rt = F.col(TIME), F.col(_RT)
-    tol = None if right.tolerance is None else F.lit(right.tolerance)
-    exact = right.allow_exact_matches
-    if right.direction == "backward":
-        cond = rt <= lt if exact else rt < lt
-        return cond if tol is None else cond & (rt >= lt - tol)
-    if right.direction == "forward":
-        cond = rt >= lt if exact else rt > lt
-        return cond if tol is None else cond & (rt <= lt + tol)
-    strict = None if exact else rt != lt
-    if tol is None:
-        return strict
-    near = F.abs(lt - rt) <= tol
-    return near if strict is None else strict & near
 
 
 def _order(right: RightSpec, tbs: list[str]) -> list[Column]:
@@ -85,7 +69,7 @@ def _candidates(
     if hash_join:
         rf = rf.hint("shuffle_hash")
     cond = keys_equal(lf, rf, keys)
-    time_cond = _time_condition(right)
+    time_cond = time_condition(right, F.col(TIME), F.col(_RT))
     if time_cond is not None:
         cond = time_cond if cond is None else cond & time_cond
     return lf.join(rf, on=cond if cond is not None else F.lit(True), how="left")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import get_args
 
+from chronojoin._typing import AsofStrategy
 from chronojoin.cli import options, session
 
 
@@ -28,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--how", default="left", choices=["left", "inner"], help="default: left")
     parser.add_argument("--suffix", default="_right", help="suffix for clashing right columns")
     parser.add_argument("--strategy", default="auto",
-                        choices=["auto", "exploding", "union", "sort_merge", "native"],
+                        choices=list(get_args(AsofStrategy)),
                         help="algorithm (default: auto)")
     parser.add_argument("--tiebreak", help="right column(s) deciding ties, comma separated")
     parser.add_argument("--buckets", type=int, help="time buckets per key (skewed keys)")
