@@ -69,8 +69,8 @@ def asof_join(
     suffix
         Appended to right column names that clash with left ones.
     strategy
-        ``"auto"``, ``"exploding"``, ``"union"``, ``"sort_merge"`` or ``"native"``
-        (Spark's SortMergeAsOfJoin; only when the session has
+        ``"auto"``, ``"exploding"``, ``"union"``, ``"sort_merge"``, ``"broadcast"`` or
+        ``"native"`` (Spark's SortMergeAsOfJoin; only when the session has
         ``spark.sql.join.sortMergeAsOfJoin.enabled=true``, for ``backward`` and
         ``forward`` without ``tiebreak``); all return the same rows.
     tiebreak
@@ -99,8 +99,10 @@ def asof_join(
     -----
     Strategies: ``union`` (one shuffle, one sort of both sides; the default),
     ``sort_merge`` (one shuffle, a sort within partitions and a vectorised linear
-    pass), ``exploding`` (range join plus ``row_number``: the fastest with about one
-    left row per key, quadratic with many). NULL keys and NULL times never match.
+    pass), ``exploding`` (range join plus ``row_number``: fast with about one left row
+    per key, quadratic with many), ``broadcast`` (the left keys and times broadcast, the
+    right side never shuffled: the fastest with a small left side and about one left
+    row per key). NULL keys and NULL times never match.
 
     Examples
     --------

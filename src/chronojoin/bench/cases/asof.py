@@ -38,7 +38,7 @@ from chronojoin.bench.case import Case, Inputs, Method
 from chronojoin.bench.data import bucketed_tables, cached_parquet, duckdb_threads
 from chronojoin.datagen import THESIS_BUCKETS, dataset_name, thesis
 
-STRATEGIES = ("exploding", "union", "sort_merge", "auto")
+STRATEGIES = ("exploding", "union", "sort_merge", "auto", "broadcast")
 CHECKSUM_COLUMNS = ("id", "time", "label", "time_right")
 SIZES = (10_000, 100_000)
 QUICK_SIZES = (1_000,)
