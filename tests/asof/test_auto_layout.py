@@ -102,6 +102,26 @@ def test_auto_hashes_exploding_when_broadcasts_are_off(spark, caplog, direction,
         spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
 
 
+@pytest.mark.parametrize("how", ["left", "inner"])
+def test_auto_broadcasts_several_right_tables_in_one_plan(spark, caplog, how):
+    _, _, ldf, rdf = _one_left_row_per_key(spark)
+    specs = [
+        cj.Right(rdf, prefix="a_", tiebreak="tb"),
+        cj.Right(rdf.withColumnRenamed("k", "key"), by="key", prefix="b_", direction="forward",
+                 allow_exact_matches=False, tiebreak="tb"),
+        cj.Right(rdf, prefix="c_", direction="nearest", tolerance=4, tiebreak="tb"),
+    ]
+    with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+        one = cj.asof_join(ldf, specs, on="t", by="k", how=how)
+    assert "3 right tables in one 'broadcast' plan" in caplog.text
+    assert _plan_text(one).count("BroadcastHashJoin") == 3
+    chained = ldf
+    for s in specs:
+        chained = cj.asof_join(chained, [s], on="t", by="k", how=how, strategy="union")
+    assert one.columns == chained.columns
+    assert _sorted(one, one.columns) == _sorted(chained, chained.columns)
+
+
 def test_auto_keeps_union_with_many_left_rows_per_key(spark, caplog):
     left, right = random_rows(seed=29, hot_key=False)
     ldf, rdf = _frames(spark, left, right, "int")

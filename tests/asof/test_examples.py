@@ -122,7 +122,7 @@ def test_several_right_tables_own_direction(spark):
     assert [tuple(x) for x in out.collect()] == [(1, 10, 8, "b", 12, "f")]
 
 
-@pytest.mark.parametrize("strategy", ["auto", "union", "exploding", "sort_merge"])
+@pytest.mark.parametrize("strategy", ["auto", "union", "exploding", "sort_merge", "broadcast"])
 def test_one_pass_equals_chained(spark, strategy):
     from tests.asof.data import random_rows
 
