@@ -7,7 +7,7 @@ from typing import NamedTuple
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from chronojoin._validate.columns import col
+from chronojoin._validate.columns import col, not_null
 
 
 def sampled_hot_keys(
@@ -56,9 +56,6 @@ def key_counts(df: DataFrame, keys: tuple[str, ...]) -> KeyCounts:
     are left out: they never match.
     """
     cols = [col(k) for k in keys]
-    valid = F.lit(True)
-    for c in cols:
-        valid = valid & c.isNotNull()
-    counts = df.select(*cols).where(valid).groupBy(*cols).count()
+    counts = df.select(*cols).where(not_null(*cols)).groupBy(*cols).count()
     row = counts.agg(F.max("count").alias("m"), F.sum("count").alias("n")).collect()[0]
     return KeyCounts(int(row["m"] or 0), int(row["n"] or 0))

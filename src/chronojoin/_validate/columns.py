@@ -18,6 +18,14 @@ def col(name: str) -> Column:
     return F.col("`" + name.replace("`", "``") + "`")
 
 
+def not_null(*columns: Column) -> Column:
+    """True where none of ``columns`` is NULL (a row that can match on all of them)."""
+    cond = F.lit(True)
+    for c in columns:
+        cond = cond & c.isNotNull()
+    return cond
+
+
 def check_dataframe(argument: str, value: Any) -> DataFrame:
     """Return ``value`` if it is a (classic or Connect) DataFrame, else raise."""
     if not isinstance(value, DataFrame):

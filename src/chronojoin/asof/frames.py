@@ -18,7 +18,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from chronojoin._validate.columns import col
+from chronojoin._validate.columns import col, not_null
 from chronojoin._validate.timetypes import ordinal
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
@@ -90,10 +90,7 @@ def right_frame(spec: AsofSpec, right: RightSpec, slot: int = 0) -> DataFrame:
         *[col(c).alias(n) for c, n in zip(right.tiebreak, tb_names)],
         F.struct(t.alias("t"), value.alias("v")).alias(slot_name(RIGHT_STRUCT, slot)),
     )
-    valid = F.col(TIME).isNotNull()
-    for name in knames:
-        valid = valid & F.col(name).isNotNull()
-    return tagged.where(valid)
+    return tagged.where(not_null(F.col(TIME), *[F.col(n) for n in knames]))
 
 
 def time_condition(right: RightSpec, lt: Column, rt: Column) -> Column | None:

@@ -23,7 +23,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from chronojoin._validate.columns import col
+from chronojoin._validate.columns import col, not_null
 from chronojoin._validate.timetypes import TimeKind, ordinal
 from chronojoin.intervals.spec import AggSpec, IntervalSpec, sum_type
 
@@ -83,11 +83,8 @@ def delta_types(spec: IntervalSpec) -> dict[str, T.DataType]:
 def valid_intervals(spec: IntervalSpec) -> Column:
     """Intervals that can cover a point: keys and bounds not NULL, not inverted/empty."""
     start, end = ordinal_of(spec, spec.start, 1), ordinal_of(spec, spec.end, 2)
-    cond = start.isNotNull() & end.isNotNull()
-    cond = cond & ((start <= end) if spec.closed == "both" else (start < end))
-    for k in spec.keys.right:
-        cond = cond & col(k).isNotNull()
-    return cond
+    ordered = (start <= end) if spec.closed == "both" else (start < end)
+    return not_null(start, end, *[col(k) for k in spec.keys.right]) & ordered
 
 
 def events(spec: IntervalSpec) -> DataFrame:

@@ -28,6 +28,7 @@ from functools import reduce
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from chronojoin._validate.columns import not_null
 from chronojoin._validate.timetypes import TimeKind
 from chronojoin.asof.buckets import Layout
 from chronojoin.asof.frames import (
@@ -38,6 +39,7 @@ from chronojoin.asof.frames import (
     TIME,
     finish,
     key_names,
+    keys_equal,
     left_frame,
     right_frame,
     slot_name,
@@ -69,10 +71,10 @@ def _pairs(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: int) -> D
         *tiebreak_names(len(right.tiebreak), slot),
         F.col(slot_name(RIGHT_STRUCT, slot)),
     )
-    cond = time_condition(right, F.col(TIME), F.col(_rt(slot)))
-    for k in keys:
-        eq = F.col(k) == F.col(f"__r{k}")
-        cond = eq if cond is None else eq & cond
+    cond = keys_equal(queries, rf, keys)
+    time_cond = time_condition(right, F.col(TIME), F.col(_rt(slot)))
+    if time_cond is not None:
+        cond = time_cond if cond is None else cond & time_cond
     pairs = rf.join(F.broadcast(queries), on=cond if cond is not None else F.lit(True))
     return pairs.select(
         *keys,
@@ -111,8 +113,7 @@ def plan_many(left: DataFrame, rights: list[RightSpec], spec: AsofSpec) -> DataF
     """Build one broadcast plan for every right table (all share the left keys)."""
     keys = key_names(len(rights[0].keys.left))
     tagged = left_frame(left, spec, rights[0])
-    valid = reduce(lambda a, b: a & b, [F.col(c).isNotNull() for c in [*keys, TIME]])
-    queries = tagged.select(*keys, TIME).where(valid)
+    queries = tagged.select(*keys, TIME).where(not_null(*[F.col(c) for c in [*keys, TIME]]))
     slots = list(enumerate(rights))
     per_table = [_pairs(queries, r, spec, slot) for slot, r in slots]
     pairs = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), per_table)
