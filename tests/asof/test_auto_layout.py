@@ -136,3 +136,34 @@ def test_key_counts_ignore_null_keys(spark):
                                "k string, x int")
     assert key_counts(df, ("k",)) == (2, 2)
     assert key_counts(df.where("x > 10"), ("k",)) == (0, 0)
+
+
+@pytest.mark.parametrize(("direction", "exact", "tol", "how"), [
+    ("backward", True, None, "left"), ("forward", False, 40, "inner"),
+    ("nearest", True, 25, "left"),
+])
+def test_auto_splits_hot_keys_from_a_broadcast_rest(spark, caplog, monkeypatch, direction,
+                                                    exact, tol, how):
+    import functools
+
+    from chronojoin._plan import stats
+    from chronojoin.asof import choose
+
+    monkeypatch.setattr(choose, "MIN_SAMPLED", 0)
+    monkeypatch.setattr(choose, "sampled_hot_keys",
+                        functools.partial(stats.sampled_hot_keys, fraction=1.0))
+    left, right = random_rows(seed=43, n_left=200, n_right=400, n_keys=100, t_max=300,
+                              null_share=0.03)
+    seen: set = set()
+    # The hot key keeps all its left rows, every other key one (NULL keys all of theirs).
+    left = [r for r in left if r["k"] in ("k0", None) or (r["k"] not in seen
+                                                          and not seen.add(r["k"]))]
+    ldf, rdf = _frames(spark, left, right, "int")
+    assert key_counts(ldf, ("k",)).most > 2
+    with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+        out = cj.asof_join(ldf, rdf, on="t", by="k", direction=direction,
+                           allow_exact_matches=exact, tolerance=tol, tiebreak="tb", how=how)
+        expected = _oracle(left, right, "int", direction=direction, allow_exact_matches=exact,
+                           tolerance=tol, tiebreak=["tb"])
+        _check(out, left, expected, how)
+    assert "'hot_split'" in caplog.text

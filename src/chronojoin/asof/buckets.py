@@ -64,6 +64,17 @@ def default_count(df: DataFrame) -> int:
     return max(1, int(value))
 
 
+def is_hot(keys: list[Column], hot_keys: tuple[tuple[object, ...], ...]) -> Column:
+    """True where the ``keys`` columns hold one of ``hot_keys`` (False for NULL keys)."""
+    hot = F.lit(False)
+    for values in hot_keys:
+        same = F.lit(True)
+        for k, v in zip(keys, values, strict=True):
+            same = same & (k == F.lit(v))
+        hot = hot | same
+    return F.coalesce(hot, F.lit(False))
+
+
 def bucketize(
     union: DataFrame, keys: list[str], layout: Layout
 ) -> tuple[DataFrame, list[str], bool]:
@@ -74,12 +85,7 @@ def bucketize(
     rows = union
     hot = None
     if keys and layout.hot_keys:
-        hot = F.lit(False)
-        for values in layout.hot_keys:
-            same = F.lit(True)
-            for k, v in zip(keys, values):
-                same = same & (F.col(k) == F.lit(v))
-            hot = hot | same
+        hot = is_hot([F.col(k) for k in keys], layout.hot_keys)
         rows = union.where(hot)
     bucket = grid(rows, count).column(F.col(TIME))
     if hot is not None:

@@ -10,7 +10,9 @@
 * Otherwise a seeded 1% sample of the right keys
   (:func:`~chronojoin._plan.stats.sampled_hot_keys`): a key holding more than
   :data:`HOT_SHARE` of it would put a whole timeline on one task, so those keys are
-  split into time buckets with an exact carry-over (``union``).
+  split into time buckets with an exact carry-over (``union``). When the other keys'
+  left rows pass the ``broadcast`` rule (a third job counts them), only the hot keys'
+  rows take that path and the rest is broadcast (``hot_split``).
 * No hot key and at most :data:`MAX_LEFT_PER_KEY` left rows per key (a left side too
   large to broadcast): ``exploding`` on a shuffled hash join (``exploding_hash``: its
   candidate pairs are about half the right rows, nothing is sorted on time); otherwise
@@ -26,7 +28,8 @@ from __future__ import annotations
 import logging
 
 from chronojoin._plan.stats import KeyCounts, key_counts, sampled_hot_keys
-from chronojoin.asof.buckets import Layout, default_count
+from chronojoin._validate.columns import col
+from chronojoin.asof.buckets import Layout, default_count, is_hot
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
 log = logging.getLogger("chronojoin.asof")
@@ -53,9 +56,13 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
         return "broadcast", None, _broadcast_reason(counts)
     layout = hot_layout(spec, [right])
     if layout is not None and layout.hot_keys:
-        reason = (f"{len(layout.hot_keys)} hot key(s) over {HOT_SHARE:.0%} of sampled right "
-                  "rows: union with those keys split into time buckets")
-        return "union", layout, reason
+        hot = f"{len(layout.hot_keys)} hot key(s) over {HOT_SHARE:.0%} of sampled right rows"
+        rest = key_counts(spec.left.where(~is_hot([col(k) for k in right.keys.left],
+                                                   layout.hot_keys)), right.keys.left)
+        if _broadcastable(spec, rest):
+            return "hot_split", layout, (f"{hot}: union with those keys split into time "
+                                         f"buckets; the rest ({_broadcast_reason(rest)})")
+        return "union", layout, f"{hot}: union with those keys split into time buckets"
     if counts.most <= MAX_LEFT_PER_KEY:
         return "exploding_hash", None, (f"at most {counts.most} left row(s) per key, no hot "
                                         "key: hash join on the keys, best pair per left row")

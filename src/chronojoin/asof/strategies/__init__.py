@@ -9,7 +9,7 @@ from pyspark.sql import DataFrame
 
 from chronojoin.asof.buckets import Layout
 from chronojoin.asof.spec import AsofSpec, RightSpec
-from chronojoin.asof.strategies import broadcast, exploding, native, sort_merge, union
+from chronojoin.asof.strategies import broadcast, exploding, hot_split, native, sort_merge, union
 
 Plan = Callable[[DataFrame, RightSpec, AsofSpec, Layout | None], DataFrame]
 
@@ -25,4 +25,5 @@ STRATEGIES: dict[str, Plan] = {
 #: plans only ``auto`` picks (not accepted by ``strategy=``)
 AUTO_ONLY: dict[str, Plan] = {
     "exploding_hash": functools.partial(exploding.plan, hash_join=True),
+    "hot_split": hot_split.plan,
 }
