@@ -39,6 +39,21 @@ def test_summarise_sums_stages_and_measures_skew_of_heaviest():
     assert asked == [2] and out["task_skew"] == 4.5
 
 
+def test_skew_is_read_from_the_heaviest_stage_that_reads_a_shuffle():
+    asked = []
+
+    def quantiles(attempt):
+        asked.append(attempt["stageId"])
+        return (10.0, 20.0)
+
+    scan, join = _stage(1, run=900, shuffleReadBytes=0), _stage(2, run=300)
+    assert M.summarise([scan, join], 1, quantiles)["task_skew"] == 2.0
+    assert asked == [2]
+    # Without any shuffle the heaviest stage is measured.
+    M.summarise([scan, _stage(3, run=100, shuffleReadBytes=0)], 1, quantiles)
+    assert asked == [2, 1]
+
+
 def test_unreadable_values_are_none_never_zero():
     out = M.summarise([_stage(1), _stage(2, diskBytesSpilled=None)], 1, lambda a: (0.0, 5.0))
     assert out["disk_spill_bytes"] is None and out["memory_spill_bytes"] == 0

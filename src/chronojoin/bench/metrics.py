@@ -4,7 +4,9 @@ The runner tags every timed run (``SparkSession.addTag``); Spark copies the tag 
 ``jobTags`` of each job it starts, so the jobs and stages of one run are found by tag.
 Per run: peak execution memory, shuffle bytes written and read, memory and disk spill
 (sums over the run's stages, as sparkMeasure reports them), executor run time, and the
-task-time skew of the heaviest stage (longest task / median task).
+task-time skew of the heaviest stage that reads a shuffle (longest task / median task:
+the join, window or aggregate that a hot key would load onto one task; a stage that
+only scans input is skewed by the input's files, not by the plan).
 
 A metric that cannot be read (no UI, Spark Connect, an HTTP error, a stage the UI no
 longer retains) is recorded as ``None``, never as 0.
@@ -120,7 +122,8 @@ def summarise(
     out["stages"] = len(ran)
     out["jobs"] = n_jobs
     if quantiles is not None:
-        heaviest = max(ran, key=lambda a: a.get("executorRunTime") or 0)
+        reading = [a for a in ran if (a.get("shuffleReadBytes") or 0) > 0]
+        heaviest = max(reading or ran, key=lambda a: a.get("executorRunTime") or 0)
         if (heaviest.get("numTasks") or 0) > 0:
             median, longest = quantiles(heaviest)
             if median is not None and longest is not None and median > 0:
