@@ -48,7 +48,9 @@ def render(results: pd.DataFrame, envs: pd.DataFrame, out: str) -> str:
         "`chronojoin bench`. Times are medians over the timed repetitions; *relative* is "
         "the ratio to the case's baseline method (the FLOOR for as-of joins) in the same "
         "run and session. Memory and shuffle figures come from Spark's monitoring REST API "
-        "(sums over the run's stages, as sparkMeasure reports them); `n/a` means the metric "
+        "(sums over the run's stages, as sparkMeasure reports them); *task skew* is the "
+        "longest task over the median task of the heaviest stage that reads a shuffle "
+        "(results of earlier releases: of the heaviest stage). `n/a` means the metric "
         "could not be read. A method whose answer differed from the others is marked "
         "**wrong** and never timed.",
     ]
