@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import reduce
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -103,35 +104,77 @@ class Carried:
     forward: bool
 
 
+def end_name(forward: bool) -> str:
+    """The flag column marking the last row of a bucket in one pass's order."""
+    return "__endf" if forward else "__endb"
+
+
+def carry_ends(out: DataFrame, is_left: Column, keys: list[str],
+               tables: list[Carried]) -> DataFrame:
+    """Carry between the buckets of each key, from the window's own bucket-end rows.
+
+    ``out`` holds every row after the running windows, with :func:`end_name` flags. The
+    left rows and the end rows (a few per bucket) go through one more window over the
+    key, ordered by bucket: the last end value of the earlier buckets (the first of the
+    later ones) fills a left row that found nothing in its own bucket. No row is read
+    or sorted twice; a hot key's left rows meet in one task of that window.
+    """
+    flags = {f: F.col(end_name(f)) for f in (False, True) if end_name(f) in out.columns}
+    kept = out.where(reduce(lambda a, b: a | b, flags.values(), is_left))
+    w = Window.partitionBy(*keys).orderBy(BUCKET)
+    before = w.rangeBetween(Window.unboundedPreceding, -1)
+    after = w.rangeBetween(1, Window.unboundedFollowing)
+    for t in tables:
+        if t.backward:
+            back = slot_name(BACK, t.slot)
+            prev = F.last(F.when(flags[False], F.col(back)), ignorenulls=True).over(before)
+            kept = kept.withColumn(f"__pb{t.slot}", prev)
+        if t.forward:
+            fwd = slot_name(FORWARD, t.slot)
+            nxt = F.first(F.when(flags[True], F.col(fwd)), ignorenulls=True).over(after)
+            kept = kept.withColumn(f"__nf{t.slot}", nxt)
+    matched = kept.where(is_left)
+    for t in tables:
+        if t.backward:
+            back = slot_name(BACK, t.slot)
+            matched = matched.withColumn(back, F.coalesce(F.col(back), F.col(f"__pb{t.slot}")))
+        if t.forward:
+            fwd = slot_name(FORWARD, t.slot)
+            matched = matched.withColumn(fwd, F.coalesce(F.col(fwd), F.col(f"__nf{t.slot}")))
+    return matched
+
+
 def carry(
-    union: DataFrame, matched: DataFrame, keys: list[str], tables: list[Carried]
+    union: DataFrame,
+    matched: DataFrame,
+    keys: list[str],
+    tables: list[Carried],
+    layout: Layout,
 ) -> DataFrame:
     """Fill candidates from earlier (later) buckets of the same key into ``matched``.
 
     Per ``(keys, bucket)`` the last right row of each table (greatest time, then
     greatest tie-break) and its first one (smallest time, greatest tie-break) are
-    aggregated; a running window over buckets carries them forward (backward).
+    found; a running window over buckets carries them forward (backward).
     """
-    aggs, carried = [], []
     part = [*keys, BUCKET]
+    if keys and not layout.hot_keys:
+        per_bucket = _ends_by_aggregate(union, part, tables)
+    else:
+        rows = union if not keys else union.where(is_hot([F.col(k) for k in keys],
+                                                         layout.hot_keys or ()))
+        per_bucket = _ends_by_time(rows, part, tables)
+    carried = []
     w = Window.partitionBy(*keys).orderBy(BUCKET) if keys else Window.orderBy(BUCKET)
     prev = w.rowsBetween(Window.unboundedPreceding, -1)
     nxt = w.rowsBetween(1, Window.unboundedFollowing)
     for t in tables:
-        r = slot_name(RIGHT_STRUCT, t.slot)
-        is_right = F.col(r).isNotNull()
-        tb = [F.col(c) for c in t.tiebreaks]
         if t.backward:
-            last = F.when(is_right, F.struct(F.col(TIME), *tb))
-            aggs.append(F.max_by(r, last).alias(f"__cb{t.slot}"))
             last_before = F.last(f"__cb{t.slot}", ignorenulls=True).over(prev)
             carried.append(last_before.alias(f"__pb{t.slot}"))
         if t.forward:
-            first = F.when(is_right, F.struct((-F.col(TIME)).alias("nt"), *tb))
-            aggs.append(F.max_by(r, first).alias(f"__cf{t.slot}"))
             first_after = F.first(f"__cf{t.slot}", ignorenulls=True).over(nxt)
             carried.append(first_after.alias(f"__nf{t.slot}"))
-    per_bucket = union.groupBy(*part).agg(*aggs)
     out = matched.join(per_bucket.select(*part, *carried), on=part, how="left")
     for t in tables:
         fills = [(BACK, f"__pb{t.slot}")] if t.backward else []
@@ -140,3 +183,56 @@ def carry(
             target = slot_name(base, t.slot)
             out = out.withColumn(target, F.coalesce(F.col(target), F.col(name)))
     return out
+
+
+def _ends_by_aggregate(union: DataFrame, part: list[str], tables: list[Carried]) -> DataFrame:
+    """Each bucket's last (``__cb<slot>``) and first (``__cf<slot>``) right rows.
+
+    One aggregate over every row; its struct-valued ``max_by`` sorts them.
+    """
+    aggs = []
+    for t in tables:
+        r = slot_name(RIGHT_STRUCT, t.slot)
+        is_right = F.col(r).isNotNull()
+        tb = [F.col(c) for c in t.tiebreaks]
+        if t.backward:
+            last = F.when(is_right, F.struct(F.col(TIME), *tb))
+            aggs.append(F.max_by(r, last).alias(f"__cb{t.slot}"))
+        if t.forward:
+            first = F.when(is_right, F.struct((-F.col(TIME)).alias("nt"), *tb))
+            aggs.append(F.max_by(r, first).alias(f"__cf{t.slot}"))
+    return union.groupBy(*part).agg(*aggs)
+
+
+def _ends_by_time(rows: DataFrame, part: list[str], tables: list[Carried]) -> DataFrame:
+    """:func:`_ends_by_aggregate` for few buckets, without sorting the rows.
+
+    A hash aggregate finds each bucket's greatest (smallest) right time; the rows at
+    that time, found through a broadcast of those few buckets, are the only ones whose
+    struct is compared (the tie-breaks decide among them).
+    """
+    times = []
+    for t in tables:
+        rt = F.when(F.col(slot_name(RIGHT_STRUCT, t.slot)).isNotNull(), F.col(TIME))
+        if t.backward:
+            times.append(F.max(rt).alias(f"__xb{t.slot}"))
+        if t.forward:
+            times.append(F.min(rt).alias(f"__xf{t.slot}"))
+    ends = rows.groupBy(*part).agg(*times)
+    hits, picks = [], []
+    for t in tables:
+        r = slot_name(RIGHT_STRUCT, t.slot)
+        order = F.struct(F.lit(0).alias("z"), *[F.col(c) for c in t.tiebreaks])
+        for on, name, at in ((t.backward, f"__cb{t.slot}", f"__xb{t.slot}"),
+                             (t.forward, f"__cf{t.slot}", f"__xf{t.slot}")):
+            if on:
+                hit = F.col(r).isNotNull() & (F.col(TIME) == F.col(at))
+                hits.append(hit)
+                picks.append(F.max_by(r, F.when(hit, order)).alias(name))
+    any_hit = hits[0]
+    for h in hits[1:]:
+        any_hit = any_hit | h
+    found = rows.join(F.broadcast(ends), on=part).where(any_hit).groupBy(*part).agg(*picks)
+    # ``ends`` whole, not a projection of it: both uses are then one plan, which
+    # Spark computes once (a reused exchange).
+    return ends.join(found, on=part, how="left")

@@ -102,7 +102,8 @@ def plan(
     keys = key_names(len(right.keys.left))
     ties = [F.col(c).asc_nulls_first() for c in tiebreak_names(len(right.tiebreak))]
     union = tagged_union(left, right, spec)
-    union, part, bucketed = B.bucketize(union, keys, layout or B.Layout(spec.buckets))
+    layout = layout or B.Layout(spec.buckets)
+    union, part, bucketed = B.bucketize(union, keys, layout)
     backward = right.direction in ("backward", "nearest")
     forward = right.direction in ("forward", "nearest")
     # Partition by a hash of the keys, not the keys themselves: Spark drops a
@@ -120,5 +121,6 @@ def plan(
     matched = data.where(F.col(SIDE) == F.lit(left_code))
     if bucketed:
         tbs = tuple(tiebreak_names(len(right.tiebreak)))
-        matched = B.carry(union, matched, keys, [B.Carried(0, tbs, backward, forward)])
+        matched = B.carry(union, matched, keys, [B.Carried(0, tbs, backward, forward)],
+                          layout)
     return finish(matched, left.columns, right, spec.how)

@@ -69,7 +69,8 @@ def plan_many(
         code = _INCLUSIVE if r.allow_exact_matches else _STRICT
         frames.append(right_frame(spec, r, slot).withColumn(SIDE, F.lit(code)))
     union = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
-    union, part, bucketed = B.bucketize(union, keys, layout or B.Layout(spec.buckets))
+    layout = layout or B.Layout(spec.buckets)
+    union, part, bucketed = B.bucketize(union, keys, layout)
     ties = [
         F.col(c).asc_nulls_first()
         for slot, r in enumerate(rights)
@@ -97,7 +98,15 @@ def plan_many(
         for slot in slots:
             last = F.last(slot_name(RIGHT_STRUCT, slot), ignorenulls=True).over(w)
             out = out.withColumn(slot_name(target, slot), last)
-    matched = out.where(F.col(SIDE) == F.lit(_LEFT))
+        if bucketed and keys:
+            # The last row of each bucket in this order: its running value is the
+            # bucket's last (first) right row, what later (earlier) buckets carry.
+            ends = window.orderBy(time_order, F.col(SIDE).asc(), *ties)
+            out = out.withColumn(B.end_name(forward), F.lead(F.lit(1)).over(ends).isNull())
+    is_left = F.col(SIDE) == F.lit(_LEFT)
+    if bucketed and keys:
+        return finish(B.carry_ends(out, is_left, keys, tables), left.columns, rights, spec.how)
+    matched = out.where(is_left)
     if bucketed:
-        matched = B.carry(union, matched, keys, tables)
+        matched = B.carry(union, matched, keys, tables, layout)
     return finish(matched, left.columns, rights, spec.how)
