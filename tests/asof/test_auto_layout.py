@@ -150,8 +150,8 @@ def test_auto_splits_hot_keys_from_a_broadcast_rest(spark, caplog, monkeypatch, 
     from chronojoin.asof import choose
 
     monkeypatch.setattr(choose, "MIN_SAMPLED", 0)
-    monkeypatch.setattr(choose, "sampled_hot_keys",
-                        functools.partial(stats.sampled_hot_keys, fraction=1.0))
+    monkeypatch.setattr(choose, "sampled_hot_spans",
+                        functools.partial(stats.sampled_hot_spans, fraction=1.0))
     left, right = random_rows(seed=43, n_left=200, n_right=400, n_keys=100, t_max=300,
                               null_share=0.03)
     seen: set = set()
@@ -169,9 +169,14 @@ def test_auto_splits_hot_keys_from_a_broadcast_rest(spark, caplog, monkeypatch, 
     assert "'hot_split'" in caplog.text
 
 
-@pytest.mark.parametrize("how", ["left", "inner"])
-def test_hot_key_buckets_of_several_right_tables_match_unbucketed_joins(spark, how):
-    """The hot key's time buckets carry each table's last and first rows exactly."""
+@pytest.mark.parametrize(("how", "span"), [("left", None), ("inner", None),
+                                          ("left", (10.0, 20.0))])
+def test_hot_key_buckets_of_several_right_tables_match_unbucketed_joins(spark, how, span):
+    """The hot key's time buckets carry each table's last and first rows exactly.
+
+    With a ``span`` narrower than the times (a sampled range), rows outside it fall into
+    the first or last bucket and the result is still exact.
+    """
     from chronojoin.asof import buckets
     from chronojoin.asof.spec import build_spec
     from chronojoin.asof.strategies import union
@@ -188,7 +193,7 @@ def test_hot_key_buckets_of_several_right_tables_match_unbucketed_joins(spark, h
                       right_by=None, direction="backward", allow_exact_matches=True,
                       tolerance=None, how=how, suffix="_right", strategy="union",
                       tiebreak=None)
-    layout = buckets.Layout(buckets=7, hot_keys=(("k0",),))
+    layout = buckets.Layout(buckets=7, hot_keys=(("k0",),), span=span)
     out = union.plan_many(spec.left, list(spec.rights), spec, layout)
     text = _plan_text(out)
     # Bucket ends come from the window's own last rows: no aggregate of every row.

@@ -169,8 +169,8 @@ def test_auto_splits_hot_key_and_stays_exact(spark, caplog, monkeypatch):
     from chronojoin.asof import choose
 
     monkeypatch.setattr(choose, "MIN_SAMPLED", 0)
-    monkeypatch.setattr(choose, "sampled_hot_keys",
-                        functools.partial(stats.sampled_hot_keys, fraction=1.0))
+    monkeypatch.setattr(choose, "sampled_hot_spans",
+                        functools.partial(stats.sampled_hot_spans, fraction=1.0))
     left, right = random_rows(seed=41, t_max=300, null_share=0.02)
     ldf, rdf = _frames(spark, left, right, "int")
     with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
@@ -180,10 +180,16 @@ def test_auto_splits_hot_key_and_stays_exact(spark, caplog, monkeypatch):
     assert "hot key" in caplog.text
 
 
-def test_sampled_hot_keys_finds_the_hot_key(spark):
-    from chronojoin._plan.stats import sampled_hot_keys
+def test_sampled_hot_spans_find_the_hot_key_and_its_times(spark):
+    from pyspark.sql import functions as F
+
+    from chronojoin._plan.stats import sampled_hot_spans
 
     _, right = random_rows(seed=41)
     _, rdf = _frames(spark, [], right, "int")
-    assert sampled_hot_keys(rdf, ("k",), 0.3, fraction=1.0, min_sampled=1) == [("k0",)]
-    assert sampled_hot_keys(rdf, ("k",), 0.3, fraction=1.0, min_sampled=10_000) == []
+    spans = sampled_hot_spans(rdf, ("k",), F.col("t"), 0.3, fraction=1.0, min_sampled=1)
+    times = [r["t"] for r in right if r["k"] == "k0" and r["t"] is not None]
+    assert spans == [(("k0",), min(times), max(times))]
+    assert sampled_hot_spans(rdf, ("k",), None, 0.3, fraction=1.0, min_sampled=1) == [
+        (("k0",), None, None)]
+    assert sampled_hot_spans(rdf, ("k",), None, 0.3, fraction=1.0, min_sampled=10_000) == []

@@ -4,32 +4,47 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from chronojoin._validate.columns import col, not_null
 
 
-def sampled_hot_keys(
+class HotSpan(NamedTuple):
+    """A hot key and the range of its sampled times (``None`` when no time was asked)."""
+
+    key: tuple[object, ...]
+    low: float | None
+    high: float | None
+
+
+def sampled_hot_spans(
     df: DataFrame,
     keys: tuple[str, ...],
+    time: Column | None,
     share: float,
     *,
     fraction: float = 0.01,
     min_sampled: int = 100,
     seed: int = 7,
-) -> list[tuple[object, ...]]:
+) -> list[HotSpan]:
     """Keys holding more than ``share`` of a seeded ``fraction`` sample (one cheap job).
 
-    Only the key columns are read and only sampled rows are aggregated. A key must
-    also appear ``min_sampled`` times in the sample (about ``min_sampled / fraction``
-    rows in all), so small inputs never count as skewed. A key missed by the sample
-    only costs speed, never correctness.
+    Only the key columns (and ``time``, whose sampled range is returned for each hot
+    key) are read and only sampled rows are aggregated. A key must also appear
+    ``min_sampled`` times in the sample (about ``min_sampled / fraction`` rows in all),
+    so small inputs never count as skewed. A key missed by the sample only costs
+    speed, never correctness.
     """
     if not keys:
         return []
-    sample = df.select(*[col(k) for k in keys]).sample(fraction=fraction, seed=seed)
-    counts = sample.groupBy(*[col(k) for k in keys]).count()
+    cols = [col(k) for k in keys]
+    timed = [] if time is None else [time.alias("__time")]
+    sample = df.select(*cols, *timed).sample(fraction=fraction, seed=seed)
+    ranges = ([] if time is None
+              else [F.min("__time").alias("__low"), F.max("__time").alias("__high")])
+    counts = sample.groupBy(*[col(k) for k in keys]).agg(F.count(F.lit(1)).alias("count"),
+                                                         *ranges)
     total = F.sum("count").over(Window.partitionBy())
     top = (
         counts.withColumn("__total", total)
@@ -38,8 +53,10 @@ def sampled_hot_keys(
         .limit(64)
         .collect()
     )
-    found = [tuple(row[: len(keys)]) for row in top]
-    return [values for values in found if all(v is not None for v in values)]
+    spans = [HotSpan(tuple(row[: len(keys)]),
+                     None if time is None else row["__low"],
+                     None if time is None else row["__high"]) for row in top]
+    return [s for s in spans if all(v is not None for v in s.key)]
 
 
 class KeyCounts(NamedTuple):

@@ -6,6 +6,19 @@ left row that found no candidate in its own bucket the last right row of all ear
 buckets of its key (backward) and the first right row of all later buckets (forward).
 Bucket numbers grow with time, so a carried row is always strictly earlier (later)
 than every row of the bucket: the result is identical for any bucket count.
+
+Where a bucket's last (first) right row comes from:
+
+* with keys (:func:`carry_ends`), from the running window itself: the last row of a
+  bucket in the window's order holds the bucket's last right row, so only the left
+  rows and those end rows go through one more window over the key, ordered by bucket.
+  Nothing is aggregated or sorted a second time (a hot key's 25M right rows were
+  once sorted twice, for the window and for an aggregate of bucket ends);
+* without keys (:func:`carry`, also used by ``sort_merge``), the few buckets of the
+  global timeline (or of the hot keys) get their greatest (smallest) right time from
+  a hash aggregate, and only the rows at those times are compared, through a
+  broadcast of the buckets; ``sort_merge`` with ``buckets=`` per key (many buckets)
+  aggregates every row.
 """
 
 from __future__ import annotations
@@ -32,6 +45,8 @@ class Layout:
 
     buckets: int | None = None
     hot_keys: tuple[tuple[object, ...], ...] | None = None
+    #: The time range the hot keys' buckets cover (``None``: measured by one job).
+    span: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -52,11 +67,18 @@ def grid(tagged: DataFrame, count: int) -> TimeBuckets:
     """Equal-width buckets over the range of ``__t`` in ``tagged`` (one small job)."""
     row = tagged.agg(F.min(TIME).alias("lo"), F.max(TIME).alias("hi")).first()
     lo, hi = (row["lo"], row["hi"]) if row is not None else (None, None)
-    if lo is None or hi is None or hi <= lo:
+    if lo is None or hi is None:
         return TimeBuckets(0.0, 1.0, 1)
-    width = (float(hi) - float(lo)) / count
-    log.info("as-of: %d time buckets of width %s over [%s, %s]", count, width, lo, hi)
-    return TimeBuckets(float(lo), width, count)
+    return span_grid(float(lo), float(hi), count)
+
+
+def span_grid(lo: float, hi: float, count: int) -> TimeBuckets:
+    """Equal-width buckets over ``[lo, hi]`` (one bucket for an empty range)."""
+    if hi <= lo:
+        return TimeBuckets(0.0, 1.0, 1)
+    log.info("as-of: %d time buckets of width %s over [%s, %s]", count, (hi - lo) / count,
+             lo, hi)
+    return TimeBuckets(lo, (hi - lo) / count, count)
 
 
 def default_count(df: DataFrame) -> int:
@@ -88,7 +110,11 @@ def bucketize(
     if keys and layout.hot_keys:
         hot = is_hot([F.col(k) for k in keys], layout.hot_keys)
         rows = union.where(hot)
-    bucket = grid(rows, count).column(F.col(TIME))
+    if hot is not None and layout.span is not None:
+        buckets = span_grid(*layout.span, count)
+    else:
+        buckets = grid(rows, count)
+    bucket = buckets.column(F.col(TIME))
     if hot is not None:
         bucket = F.when(hot, bucket).otherwise(F.lit(0))
     return union.withColumn(BUCKET, bucket), [*keys, BUCKET], True

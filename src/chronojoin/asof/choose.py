@@ -8,7 +8,7 @@
   side is never shuffled (a hot right key costs nothing there). Broadcasts switched
   off by the session (``spark.sql.autoBroadcastJoinThreshold=-1``) are respected.
 * Otherwise a seeded 1% sample of the right keys
-  (:func:`~chronojoin._plan.stats.sampled_hot_keys`): a key holding more than
+  (:func:`~chronojoin._plan.stats.sampled_hot_spans`): a key holding more than
   :data:`HOT_SHARE` of it would put a whole timeline on one task, so those keys are
   split into time buckets with an exact carry-over (``union``). When the other keys'
   left rows pass the ``broadcast`` rule (a third job counts them), only the hot keys'
@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import logging
 
-from chronojoin._plan.stats import KeyCounts, key_counts, sampled_hot_keys
+from chronojoin._plan.stats import KeyCounts, key_counts, sampled_hot_spans
 from chronojoin._validate.columns import col
+from chronojoin._validate.timetypes import ordinal
 from chronojoin.asof.buckets import Layout, default_count, is_hot
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
@@ -98,9 +99,17 @@ def hot_layout(spec: AsofSpec, rights: list[RightSpec]) -> Layout | None:
     if spec.buckets is not None or not rights[0].keys:
         return None
     hot: dict[tuple[object, ...], None] = {}
+    lows, highs = [], []
     for right in rights:
-        found = sampled_hot_keys(right.df, right.keys.right, HOT_SHARE, min_sampled=MIN_SAMPLED)
-        hot.update(dict.fromkeys(found))
+        found = sampled_hot_spans(right.df, right.keys.right,
+                                  ordinal(col(right.on), right.time_kind), HOT_SHARE,
+                                  min_sampled=MIN_SAMPLED)
+        hot.update(dict.fromkeys(s.key for s in found))
+        lows += [s.low for s in found if s.low is not None]
+        highs += [s.high for s in found if s.high is not None]
     if not hot:
         return None
-    return Layout(buckets=default_count(spec.left), hot_keys=tuple(hot))
+    # The buckets span the hot keys' sampled right times (no job over every row);
+    # rows outside fall into the first or last bucket.
+    span = (float(min(lows)), float(max(highs))) if lows and highs else None
+    return Layout(buckets=default_count(spec.left), hot_keys=tuple(hot), span=span)
