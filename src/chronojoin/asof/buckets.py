@@ -88,14 +88,28 @@ def default_count(df: DataFrame) -> int:
 
 
 def is_hot(keys: list[Column], hot_keys: tuple[tuple[object, ...], ...]) -> Column:
-    """True where the ``keys`` columns hold one of ``hot_keys`` (False for NULL keys)."""
-    hot = F.lit(False)
+    """True where the ``keys`` columns hold one of ``hot_keys``, else False or NULL.
+
+    Plain equalities (NULL for a NULL key, which ``where`` drops like False), so that
+    a Parquet scan can skip row groups by their statistics.
+    """
+    hot: Column | None = None
     for values in hot_keys:
-        same = F.lit(True)
+        same: Column | None = None
         for k, v in zip(keys, values, strict=True):
-            same = same & (k == F.lit(v))
-        hot = hot | same
-    return F.coalesce(hot, F.lit(False))
+            eq = k == F.lit(v)
+            same = eq if same is None else same & eq
+        assert same is not None
+        hot = same if hot is None else hot | same
+    return F.lit(False) if hot is None else hot
+
+
+def is_cold(keys: list[Column], hot_keys: tuple[tuple[object, ...], ...]) -> Column:
+    """True exactly where :func:`is_hot` is not: every other key, NULL keys included."""
+    cold = ~is_hot(keys, hot_keys)
+    for k in keys:
+        cold = cold | k.isNull()
+    return cold
 
 
 def bucketize(

@@ -16,7 +16,7 @@ import dataclasses
 from pyspark.sql import DataFrame
 
 from chronojoin._validate.columns import col
-from chronojoin.asof.buckets import Layout, is_hot
+from chronojoin.asof.buckets import Layout, is_cold, is_hot
 from chronojoin.asof.spec import AsofSpec, RightSpec
 from chronojoin.asof.strategies import broadcast, union
 
@@ -24,9 +24,13 @@ from chronojoin.asof.strategies import broadcast, union
 def plan(left: DataFrame, right: RightSpec, spec: AsofSpec, layout: Layout | None) -> DataFrame:
     """Build the split plan; ``layout`` names the hot keys."""
     assert layout is not None and layout.hot_keys
-    hot_left = is_hot([col(k) for k in right.keys.left], layout.hot_keys)
+    left_keys = [col(k) for k in right.keys.left]
+    hot_left = is_hot(left_keys, layout.hot_keys)
     hot_right = is_hot([col(k) for k in right.keys.right], layout.hot_keys)
-    cold = broadcast.plan(left.where(~hot_left), right, spec)
+    # Right rows of a NULL key never match: the cold side may drop them with the hot
+    # keys (plain predicates, which let Parquet skip row groups of one side).
+    cold_side = dataclasses.replace(right, df=right.df.where(~hot_right))
+    cold = broadcast.plan(left.where(is_cold(left_keys, layout.hot_keys)), cold_side, spec)
     hot_side = dataclasses.replace(right, df=right.df.where(hot_right))
     hot = union.plan(left.where(hot_left), hot_side, spec, layout)
     return cold.unionByName(hot)
