@@ -43,8 +43,7 @@ def sampled_hot_spans(
     sample = df.select(*cols, *timed).sample(fraction=fraction, seed=seed)
     ranges = ([] if time is None
               else [F.min("__time").alias("__low"), F.max("__time").alias("__high")])
-    counts = sample.groupBy(*[col(k) for k in keys]).agg(F.count(F.lit(1)).alias("count"),
-                                                         *ranges)
+    counts = sample.groupBy(*cols).agg(F.count(F.lit(1)).alias("count"), *ranges)
     total = F.sum("count").over(Window.partitionBy())
     top = (
         counts.withColumn("__total", total)

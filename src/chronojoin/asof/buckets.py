@@ -93,15 +93,10 @@ def is_hot(keys: list[Column], hot_keys: tuple[tuple[object, ...], ...]) -> Colu
     Plain equalities (NULL for a NULL key, which ``where`` drops like False), so that
     a Parquet scan can skip row groups by their statistics.
     """
-    hot: Column | None = None
-    for values in hot_keys:
-        same: Column | None = None
-        for k, v in zip(keys, values, strict=True):
-            eq = k == F.lit(v)
-            same = eq if same is None else same & eq
-        assert same is not None
-        hot = same if hot is None else hot | same
-    return F.lit(False) if hot is None else hot
+    same = [reduce(lambda a, b: a & b,
+                   [k == F.lit(v) for k, v in zip(keys, values, strict=True)])
+            for values in hot_keys]
+    return reduce(lambda a, b: a | b, same) if same else F.lit(False)
 
 
 def is_cold(keys: list[Column], hot_keys: tuple[tuple[object, ...], ...]) -> Column:
@@ -269,9 +264,7 @@ def _ends_by_time(rows: DataFrame, part: list[str], tables: list[Carried]) -> Da
                 hit = F.col(r).isNotNull() & (F.col(TIME) == F.col(at))
                 hits.append(hit)
                 picks.append(F.max_by(r, F.when(hit, order)).alias(name))
-    any_hit = hits[0]
-    for h in hits[1:]:
-        any_hit = any_hit | h
+    any_hit = reduce(lambda a, b: a | b, hits)
     found = rows.join(F.broadcast(ends), on=part).where(any_hit).groupBy(*part).agg(*picks)
     # ``ends`` whole, not a projection of it: both uses are then one plan, which
     # Spark computes once (a reused exchange).
