@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pyspark.sql import Column, DataFrame, Observation, Window
+from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -30,7 +30,8 @@ from chronojoin._validate.columns import col
 
 TAG = "__cj_tag"
 BUCKET = "__cj_bucket"
-_RN = "__cj_rn"
+_IN_BATCH = "__cj_in_batch"
+_SEQ = "__cj_seq"
 _FIRST = "__cj_first"
 _HASH = "__cj_hash"
 _MASK = 0xFFFFFFFF
@@ -48,33 +49,42 @@ class BatchStats:
 
 
 def batch_stats(batch: DataFrame, keys: Sequence[str], partition_by: str) -> BatchStats:
-    """Row count, content fingerprint, NULL counts and the distinct partition values."""
+    """Row count, content fingerprint, NULL counts and the distinct partition values.
+
+    One hash aggregate grouped by the partition column (fixed-width buffers, so Spark
+    runs it as a code-generated hash aggregate); the few per-value rows are summed here.
+    """
     everything = [col(c) for c in batch.columns]
-    checked = [*keys, partition_by]
+    pcol = col(partition_by)
     h64 = F.xxhash64(*everything)
-    aggs = [
+    empty = (F.sum(F.when(pcol == "", 1).otherwise(0))
+             if isinstance(batch.schema[partition_by].dataType, T.StringType) else F.lit(0))
+    groups = batch.groupBy(pcol.alias("value")).agg(
         F.count(F.lit(1)).alias("rows"),
         # The 64-bit hash summed as two 32-bit halves and the 32-bit hash as is: long
         # sums that cannot overflow below 2^31 rows (decimal sums cost twice as much).
         F.sum(F.shiftrightunsigned(h64, 32)).alias("h1"),
         F.sum(h64.bitwiseAND(F.lit(_MASK))).alias("h1b"),
         F.sum(F.hash(*everything).cast("long")).alias("h2"),
-        *[F.sum(F.when(col(c).isNull(), 1).otherwise(0)).alias(f"n{i}")
-          for i, c in enumerate(checked)],
-        (F.sum(F.when(col(partition_by) == "", 1).otherwise(0))
-         if isinstance(batch.schema[partition_by].dataType, T.StringType)
-         else F.lit(0)).alias("empty"),
-        F.array_sort(F.collect_set(col(partition_by))).alias("values"),
-    ]
-    row = batch.agg(*aggs).collect()[0]
-    fingerprint = json.dumps([int(row["rows"]), str(row["h1"]), str(row["h1b"]), str(row["h2"]),
+        *[F.sum(F.when(col(k).isNull(), 1).otherwise(0)).alias(f"n{i}")
+          for i, k in enumerate(keys)],
+        empty.alias("empty"),
+    ).collect()
+
+    def total(name: str) -> int:
+        return sum(int(g[name] or 0) for g in groups)
+
+    rows = total("rows")
+    fingerprint = json.dumps([rows, str(total("h1")), str(total("h1b")), str(total("h2")),
                               batch.schema.simpleString()])
+    nulls = {k: total(f"n{i}") for i, k in enumerate(keys)}
+    nulls[partition_by] = sum(int(g["rows"]) for g in groups if g["value"] is None)
     return BatchStats(
-        rows=int(row["rows"]),
+        rows=rows,
         fingerprint=hashlib.sha256(fingerprint.encode()).hexdigest(),
-        nulls={c: int(row[f"n{i}"] or 0) for i, c in enumerate(checked)},
-        empty_partition_values=int(row["empty"] or 0),
-        partition_values=tuple(row["values"] or ()),
+        nulls=nulls,
+        empty_partition_values=total("empty"),
+        partition_values=tuple(sorted(g["value"] for g in groups if g["value"] is not None)),
     )
 
 
@@ -164,8 +174,7 @@ def _orderable(dtype: T.DataType) -> bool:
 def winner_order(batch: DataFrame, order_by: Sequence[str | Column]) -> list[Column]:
     """Return stored rows first, then ``order_by``, then a hash of the row, then its values.
 
-    The hash is the column :data:`_HASH` that :func:`dedup` adds (a column, not an
-    expression, so that both window functions share one sort).
+    The hash is the column :data:`_HASH` that :func:`dedup` adds.
     """
     user = [col(c) if isinstance(c, str) else c for c in order_by]
     tie = [col(f.name).asc_nulls_first() for f in batch.schema.fields if _orderable(f.dataType)]
@@ -192,7 +201,17 @@ class Dedup:
 def dedup(batch: DataFrame, index: DataFrame | None, *, keys: Sequence[str],
           partition_by: str, order_by: Sequence[str | Column], policy: str,
           bucket: Column, n: int) -> Dedup:
-    """Rows of ``batch`` to append: first per key, and not already in ``index``."""
+    """Rows of ``batch`` to append: first per key, and not already in ``index``.
+
+    Stored keys (from ``index``) and batch rows meet in the task of their bucket. The
+    task sorts its rows by key, then by :func:`winner_order` (stored keys first), and
+    numbers them in that order; an aggregate per key then takes the values of the row
+    with the smallest number (``min_by``, whatever order the aggregate merges in). A
+    batch row is appended when it comes first, and the key is already stored when a
+    stored key comes first. No window: Spark's window operator costs more than the sort
+    on keys with one or two rows each, and an aggregate over the sorted rows needs no
+    second sort (Spark replaces the hash aggregate by a sort aggregate).
+    """
     columns = batch.columns
     tagged = batch.withColumn(TAG, F.lit(1))
     if index is not None and policy != "allow":
@@ -200,25 +219,28 @@ def dedup(batch: DataFrame, index: DataFrame | None, *, keys: Sequence[str],
         tagged = tagged.unionByName(stored, allowMissingColumns=True)
     spread = tagged.withColumn(BUCKET, bucket).repartition(n, col(BUCKET))
     obs = observation(batch, f"chronojoin_load_{uuid.uuid4().hex}")
-    is_batch = col(TAG) == 1
     if policy == "allow":
-        marked = spread.withColumn(_RN, F.lit(1)).withColumn(_FIRST, F.lit(1))
-    else:
-        # Keys first: the sort's prefix is then the first key (the bucket and the
-        # partition value are constant within a task); the bucket column lets the
-        # window reuse the exchange above. Both functions share one frame, hence one
-        # Window operator and one sort.
-        w = Window.partitionBy(*[col(c) for c in [*keys, partition_by]], col(BUCKET))
-        w = w.orderBy(*winner_order(batch, order_by)).rowsBetween(
-            Window.unboundedPreceding, Window.currentRow)
-        hashed = spread.withColumn(_HASH, F.xxhash64(*[col(c) for c in columns]))
-        marked = hashed.select("*", F.row_number().over(w).alias(_RN),
-                               F.first(col(TAG)).over(w).alias(_FIRST))
-    new = is_batch & (col(_RN) == 1)
-    existing = is_batch & (col(_RN) == 2) & (col(_FIRST) == 0)
-    observed = marked.observe(
+        counted = spread.observe(obs, F.count(F.lit(1)).alias("appended"),
+                                 F.lit(0).alias("existing"))
+        return Dedup(rows=counted.select(*[col(c) for c in columns]), observation=obs)
+    group = [col(c) for c in [*keys, partition_by]] + [col(BUCKET)]
+    rest = [c for c in columns if c not in {*keys, partition_by}]
+    # The bucket column in the grouping lets the sort and the aggregate reuse the
+    # exchange above (one value per task); keys lead the sort so that its prefix
+    # (the first key) tells rows apart.
+    ordered = (spread.withColumn(_HASH, F.xxhash64(*[col(c) for c in columns]))
+               .sortWithinPartitions(*group, *winner_order(batch, order_by))
+               .withColumn(_SEQ, F.monotonically_increasing_id()))
+    seq = col(_SEQ)
+    firsts = ordered.groupBy(*group).agg(
+        F.min_by(col(TAG), seq).alias(_FIRST),
+        F.sum(col(TAG)).alias(_IN_BATCH),
+        *[F.min_by(col(c), seq).alias(c) for c in rest],
+    )
+    new = col(_FIRST) == 1
+    existing = (col(_FIRST) == 0) & (col(_IN_BATCH) > 0)
+    observed = firsts.observe(
         obs,
-        F.sum(F.when(is_batch, 1).otherwise(0)).alias("rows_in"),
         F.sum(F.when(new, 1).otherwise(0)).alias("appended"),
         F.sum(F.when(existing, 1).otherwise(0)).alias("existing"),
     )
