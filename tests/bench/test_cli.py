@@ -71,6 +71,8 @@ def test_bench_quick_end_to_end(tmp_path):
     assert {"floor", "duckdb"} <= set(timed)
     assert {"union", "exploding", "sort_merge"} & set(timed)
     assert not [r for r in results_ if r["status"] == "wrong"]
+    # tempo (a test dependency) is a baseline whose answer is checked like the others
+    assert "tempo" in timed
     # the UI is on in the benchmark session: Spark methods have metrics
     assert any(timed[m]["metrics"]["shuffle_write_bytes"] is not None for m in ("floor", "union"))
     assert timed["duckdb"]["metrics"]["shuffle_write_bytes"] is None
