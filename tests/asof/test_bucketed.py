@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+import logging
 from contextlib import redirect_stdout
 
 import pytest
 
 import chronojoin as cj
+from chronojoin.asof import choose
 from chronojoin.datagen import thesis
 
 
@@ -44,3 +46,22 @@ def test_no_exchange_on_bucketed_inputs(spark, bucketed, strategy):
         assert sorted(map(tuple, joined.collect())) == sorted(map(tuple, expected.collect()))
     finally:
         spark.conf.set("spark.sql.autoBroadcastJoinThreshold", previous)
+
+
+def test_auto_joins_within_buckets_instead_of_broadcasting(spark, bucketed, caplog):
+    """One left row per id would mean ``broadcast``; on tables bucketed by the key Spark
+    would read the right side one bucket per task, so ``auto`` joins within the buckets."""
+    bl, br, left, right = bucketed
+    plain = cj.asof_join(left, right, on="time", by="id", strategy="broadcast")
+    assert not choose.reads_buckets(plain)
+    assert choose.reads_buckets(cj.asof_join(bl, br, on="time", by="id", strategy="broadcast"))
+    with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+        joined = cj.asof_join(bl, br, on="time", by="id")
+        assert "strategy 'exploding'" in caplog.text
+        assert "bucket by bucket" in caplog.text
+    expected = cj.asof_join(left, right, on="time", by="id", strategy="union")
+    assert sorted(map(tuple, joined.collect())) == sorted(map(tuple, expected.collect()))
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+        cj.asof_join(left, right, on="time", by="id")
+        assert "strategy 'broadcast'" in caplog.text

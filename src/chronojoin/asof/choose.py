@@ -6,7 +6,10 @@
   :data:`MAX_LEFT_PER_KEY` left rows per key and at most :data:`MAX_BROADCAST_ROWS`
   left rows, ``broadcast``: the left ``(keys, time)`` pairs are broadcast and the right
   side is never shuffled (a hot right key costs nothing there). Broadcasts switched
-  off by the session (``spark.sql.autoBroadcastJoinThreshold=-1``) are respected.
+  off by the session (``spark.sql.autoBroadcastJoinThreshold=-1``) are respected, and
+  so are tables bucketed by the key: when Spark would read the right side bucket by
+  bucket (one task per bucket, each paying the broadcast plan's fixed cost),
+  ``exploding`` joins within the buckets instead (no exchange, no sampling job).
 * Otherwise a seeded 1% sample of the right keys
   (:func:`~chronojoin._plan.stats.sampled_hot_spans`): a key holding more than
   :data:`HOT_SHARE` of it would put a whole timeline on one task, so those keys are
@@ -25,13 +28,18 @@ modules).
 
 from __future__ import annotations
 
+import io
 import logging
+from contextlib import redirect_stdout
+
+from pyspark.sql import DataFrame
 
 from chronojoin._plan.stats import KeyCounts, key_counts, sampled_hot_spans
 from chronojoin._validate.columns import col
 from chronojoin._validate.timetypes import ordinal
 from chronojoin.asof.buckets import Layout, default_count, is_hot
 from chronojoin.asof.spec import AsofSpec, RightSpec
+from chronojoin.asof.strategies import broadcast
 
 log = logging.getLogger("chronojoin.asof")
 
@@ -54,7 +62,13 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
         return "union", None, f"buckets={spec.buckets} requested: union with carry-over"
     counts = key_counts(spec.left, right.keys.left)
     if _broadcastable(spec, counts):
-        return "broadcast", None, _broadcast_reason(counts)
+        if not reads_buckets(broadcast.plan(spec.left, right, spec)):
+            return "broadcast", None, _broadcast_reason(counts)
+        # At most two left rows per key: the sort-merge join within the buckets pairs
+        # each right row with at most two left rows, hot key or not.
+        return "exploding", None, (f"at most {counts.most} left row(s) per key and a right "
+                                   "table read bucket by bucket: sort-merge join within the "
+                                   "buckets, best pair per left row")
     layout = hot_layout(spec, [right])
     if layout is not None and layout.hot_keys:
         hot = f"{len(layout.hot_keys)} hot key(s) over {HOT_SHARE:.0%} of sampled right rows"
@@ -76,7 +90,8 @@ def choose_many(spec: AsofSpec) -> tuple[str, Layout | None, str]:
     rights = list(spec.rights)
     if rights[0].keys and spec.buckets is None:
         counts = key_counts(spec.left, rights[0].keys.left)
-        if _broadcastable(spec, counts):
+        if _broadcastable(spec, counts) and not reads_buckets(
+                broadcast.plan_many(spec.left, rights, spec)):
             return "broadcast", None, _broadcast_reason(counts)
     layout = hot_layout(spec, rights)
     return "union", layout, "one union, one shuffle and one sort of every table"
@@ -87,6 +102,19 @@ def _broadcastable(spec: AsofSpec, counts: KeyCounts) -> bool:
         return False
     conf = spec.left.sparkSession.conf
     return not str(conf.get("spark.sql.autoBroadcastJoinThreshold", "0")).strip().startswith("-")
+
+
+def reads_buckets(plan: DataFrame) -> bool:
+    """Whether Spark would run ``plan`` with a bucketed scan (one task per bucket).
+
+    Read from the physical plan's text (``explain``, which classic and Spark Connect
+    sessions both print): Spark marks a scan of a bucketed table ``Bucketed: true``
+    when it keeps the buckets because an operator above uses their partitioning.
+    """
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        plan.explain()
+    return "Bucketed: true" in buffer.getvalue()
 
 
 def _broadcast_reason(counts: KeyCounts) -> str:
