@@ -32,14 +32,11 @@ import io
 import logging
 from contextlib import redirect_stdout
 
-from pyspark.sql import DataFrame
-
 from chronojoin._plan.stats import KeyCounts, key_counts, sampled_hot_spans
 from chronojoin._validate.columns import col
 from chronojoin._validate.timetypes import ordinal
 from chronojoin.asof.buckets import Layout, default_count, is_hot
 from chronojoin.asof.spec import AsofSpec, RightSpec
-from chronojoin.asof.strategies import broadcast
 
 log = logging.getLogger("chronojoin.asof")
 
@@ -62,7 +59,7 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
         return "union", None, f"buckets={spec.buckets} requested: union with carry-over"
     counts = key_counts(spec.left, right.keys.left)
     if _broadcastable(spec, counts):
-        if not reads_buckets(broadcast.plan(spec.left, right, spec)):
+        if not bucketed_by_keys(right):
             return "broadcast", None, _broadcast_reason(counts)
         # At most two left rows per key: the sort-merge join within the buckets pairs
         # each right row with at most two left rows, hot key or not.
@@ -90,8 +87,7 @@ def choose_many(spec: AsofSpec) -> tuple[str, Layout | None, str]:
     rights = list(spec.rights)
     if rights[0].keys and spec.buckets is None:
         counts = key_counts(spec.left, rights[0].keys.left)
-        if _broadcastable(spec, counts) and not reads_buckets(
-                broadcast.plan_many(spec.left, rights, spec)):
+        if _broadcastable(spec, counts) and not any(bucketed_by_keys(r) for r in rights):
             return "broadcast", None, _broadcast_reason(counts)
     layout = hot_layout(spec, rights)
     return "union", layout, "one union, one shuffle and one sort of every table"
@@ -104,16 +100,18 @@ def _broadcastable(spec: AsofSpec, counts: KeyCounts) -> bool:
     return not str(conf.get("spark.sql.autoBroadcastJoinThreshold", "0")).strip().startswith("-")
 
 
-def reads_buckets(plan: DataFrame) -> bool:
-    """Whether Spark would run ``plan`` with a bucketed scan (one task per bucket).
+def bucketed_by_keys(right: RightSpec) -> bool:
+    """Whether Spark reads ``right`` bucket by bucket when a plan groups it by its keys.
 
-    Read from the physical plan's text (``explain``, which classic and Spark Connect
-    sessions both print): Spark marks a scan of a bucketed table ``Bucketed: true``
-    when it keeps the buckets because an operator above uses their partitioning.
+    That is what ``broadcast`` does (its partial aggregate groups the right rows by the
+    left keys they match): a table bucketed by the keys is then read with one task per
+    bucket. Read from the text of the physical plan (``explain``, printed alike by
+    classic and Spark Connect sessions), where such a scan is marked ``Bucketed: true``.
     """
+    grouped = right.df.groupBy(*[col(k) for k in right.keys.right]).count()
     buffer = io.StringIO()
     with redirect_stdout(buffer):
-        plan.explain()
+        grouped.explain()
     return "Bucketed: true" in buffer.getvalue()
 
 
