@@ -123,7 +123,8 @@ def test_auto_broadcasts_several_right_tables_in_one_plan(spark, caplog, how):
 
 
 def test_auto_keeps_union_with_many_left_rows_per_key(spark, caplog):
-    left, right = random_rows(seed=29, hot_key=False)
+    # About 10 left rows for each of 60 keys: none holds 5% of them (not heavy).
+    left, right = random_rows(seed=29, n_left=600, n_right=600, n_keys=60, hot_key=False)
     ldf, rdf = _frames(spark, left, right, "int")
     assert key_counts(ldf, ("k",)).most > 2
     with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
@@ -158,6 +159,9 @@ def test_auto_splits_hot_keys_from_a_broadcast_rest(spark, caplog, monkeypatch, 
     # The hot key keeps all its left rows, every other key one (NULL keys all of theirs).
     left = [r for r in left if r["k"] in ("k0", None) or (r["k"] not in seen
                                                           and not seen.add(r["k"]))]
+    # The hot key's left rows at three times: its time buckets would not spread them.
+    left = [dict(r, t=r["t"] % 3 * 100) if r["k"] == "k0" and r["t"] is not None else r
+            for r in left]
     ldf, rdf = _frames(spark, left, right, "int")
     assert key_counts(ldf, ("k",)).most > 2
     with caplog.at_level(logging.INFO, logger="chronojoin.asof"):

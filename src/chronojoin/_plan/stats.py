@@ -58,6 +58,21 @@ def sampled_hot_spans(
     return [s for s in spans if all(v is not None for v in s.key)]
 
 
+def heavy_keys(df: DataFrame, keys: tuple[str, ...], time: Column, threshold: int, *,
+               limit: int = 64) -> list[HotSpan]:
+    """The (at most ``limit``) keys holding more than ``threshold`` rows of ``df``.
+
+    One job over the key and time columns, with the range of each key's times.
+    """
+    cols = [col(k) for k in keys]
+    groups = df.where(not_null(*cols)).groupBy(*cols).agg(
+        F.count(F.lit(1)).alias("__n"), F.min(time).alias("__low"),
+        F.max(time).alias("__high"))
+    top = (groups.where(F.col("__n") > F.lit(threshold)).orderBy(F.col("__n").desc())
+           .limit(limit).collect())
+    return [HotSpan(tuple(row[: len(keys)]), row["__low"], row["__high"]) for row in top]
+
+
 class KeyCounts(NamedTuple):
     """Rows per non-NULL key of a frame: the most any key holds, and their total."""
 
@@ -75,3 +90,39 @@ def key_counts(df: DataFrame, keys: tuple[str, ...]) -> KeyCounts:
     counts = df.select(*cols).where(not_null(*cols)).groupBy(*cols).count()
     row = counts.agg(F.max("count").alias("m"), F.sum("count").alias("n")).collect()[0]
     return KeyCounts(int(row["m"] or 0), int(row["n"] or 0))
+
+
+class SplitCounts(NamedTuple):
+    """Left rows of the cold keys and of the hot keys' time buckets (non-NULL keys).
+
+    ``hot_mean`` is the mean size of a hot bucket as a hot row sees it (the sum of
+    squared bucket sizes over the hot rows): the left rows a right row of the bucket
+    is paired with, up to a half.
+    """
+
+    cold_most: int
+    cold_rows: int
+    hot_most: int
+    hot_rows: int
+    hot_mean: float
+
+
+def split_counts(df: DataFrame, keys: tuple[str, ...], hot: Column, bucket: Column) -> SplitCounts:
+    """Rows per cold key and per ``(hot key, bucket)`` of ``df``, in one job.
+
+    ``hot`` tells the hot keys' rows, ``bucket`` their time bucket (both computed from
+    ``df``'s columns); only key columns and those two are read.
+    """
+    cols = [col(k) for k in keys]
+    groups = (df.where(not_null(*cols))
+              .select(*cols, hot.alias("__hot"), F.when(hot, bucket).alias("__bucket"))
+              .groupBy(*cols, "__hot", "__bucket").agg(F.count(F.lit(1)).alias("__n")))
+    is_hot, n = F.col("__hot"), F.col("__n")
+    row = groups.agg(
+        F.max(F.when(~is_hot, n)).alias("cm"), F.sum(F.when(~is_hot, n)).alias("cn"),
+        F.max(F.when(is_hot, n)).alias("hm"), F.sum(F.when(is_hot, n)).alias("hn"),
+        F.sum(F.when(is_hot, n * n)).alias("hs"),
+    ).collect()[0]
+    hot_rows = int(row["hn"] or 0)
+    return SplitCounts(int(row["cm"] or 0), int(row["cn"] or 0), int(row["hm"] or 0), hot_rows,
+                       float(row["hs"] or 0) / hot_rows if hot_rows else 0.0)

@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING
 
 from chronojoin.asof.choose import choose, choose_many
 from chronojoin.asof.spec import Right, build_spec
-from chronojoin.asof.strategies import AUTO_ONLY, STRATEGIES, broadcast, native, union
+from chronojoin.asof.strategies import (
+    AUTO_ONLY,
+    STRATEGIES,
+    broadcast,
+    hot_split,
+    native,
+    union,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -137,6 +144,9 @@ def asof_join(
                  reason)
         if one == "broadcast":
             return broadcast.plan_many(spec.left, list(spec.rights), spec)
+        if one == "hot_broadcast":
+            return hot_split.plan_many_hot_broadcast(spec.left, list(spec.rights), spec,
+                                                     layout)
         return union.plan_many(spec.left, list(spec.rights), spec, layout)
     result: DataFrame = spec.left
     for item in spec.rights:

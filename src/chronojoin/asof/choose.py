@@ -1,4 +1,4 @@
-"""``strategy="auto"``: a pure function of the spec and at most two cheap statistics.
+"""``strategy="auto"``: a pure function of the spec and a few cheap statistics.
 
 * No equality key: ``union`` over a time-bucketed global timeline (exact carry-over).
 * Keys: first one job counts the left rows of each key
@@ -10,20 +10,27 @@
   so are tables bucketed by the key: when Spark would read the right side bucket by
   bucket (one task per bucket, each paying the broadcast plan's fixed cost),
   ``exploding`` joins within the buckets instead (no exchange, no sampling job).
+* Keys holding over :data:`HOT_SHARE` of the left rows (one job finds them and the
+  span of their left times, :func:`heavy_layout`) next to keys of a left row or two:
+  a third job (:func:`bucketed_hot_layout`) counts the left rows of the other keys and
+  of the heavy keys' time buckets. When the other keys pass the ``broadcast`` rule
+  and the heavy keys' left times spread over their buckets, ``hot_broadcast``: the
+  other keys through ``broadcast``, the heavy keys' rows through a broadcast whose
+  buckets join the keys (exact carry-over; the right side is never shuffled).
 * Otherwise a seeded 1% sample of the right keys
   (:func:`~chronojoin._plan.stats.sampled_hot_spans`): a key holding more than
   :data:`HOT_SHARE` of it would put a whole timeline on one task, so those keys are
   split into time buckets with an exact carry-over (``union``). When the other keys'
-  left rows pass the ``broadcast`` rule (a third job counts them), only the hot keys'
-  rows take that path and the rest is broadcast (``hot_split``).
+  left rows pass the ``broadcast`` rule (one more job counts them), only the hot
+  keys' rows take that path and the rest is broadcast (``hot_split``).
 * No hot key and at most :data:`MAX_LEFT_PER_KEY` left rows per key (a left side too
   large to broadcast): ``exploding`` on a shuffled hash join (``exploding_hash``: its
   candidate pairs are about half the right rows, nothing is sorted on time); otherwise
   ``union`` (one shuffle of both sides, one sort on key and time).
 
-Several right tables (which share the left keys) get ``broadcast`` or ``union``, each
-as one plan for all tables. ``sort_merge`` and ``native`` are never chosen (see their
-modules).
+Several right tables (which share the left keys) get ``broadcast``, ``hot_broadcast``
+or ``union``, each as one plan for all tables. ``sort_merge`` and ``native`` are never
+chosen (see their modules).
 """
 
 from __future__ import annotations
@@ -32,11 +39,21 @@ import io
 import logging
 from contextlib import redirect_stdout
 
-from chronojoin._plan.stats import KeyCounts, key_counts, sampled_hot_spans
+from pyspark.sql import functions as F
+
+from chronojoin._plan.stats import (
+    KeyCounts,
+    SplitCounts,
+    heavy_keys,
+    key_counts,
+    sampled_hot_spans,
+    split_counts,
+)
 from chronojoin._validate.columns import col
 from chronojoin._validate.timetypes import ordinal
-from chronojoin.asof.buckets import Layout, default_count, is_hot
+from chronojoin.asof.buckets import Layout, default_count, is_cold, is_hot
 from chronojoin.asof.spec import AsofSpec, RightSpec
+from chronojoin.asof.strategies.hot_broadcast import hot_buckets
 
 log = logging.getLogger("chronojoin.asof")
 
@@ -49,6 +66,10 @@ MAX_LEFT_PER_KEY = 2
 #: The most left rows whose ``(keys, time)`` ``broadcast`` ships to every task (a hash
 #: table of about 50 bytes per row: 100 MB at this size).
 MAX_BROADCAST_ROWS = 2_000_000
+#: A hot key's time buckets ``broadcast`` accepts: the left rows in a hot row's bucket,
+#: on average over the hot rows, and in the largest bucket.
+MEAN_LEFT_PER_BUCKET = 4.0
+MAX_LEFT_PER_BUCKET = 64
 
 
 def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
@@ -66,10 +87,15 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
         return "exploding", None, (f"at most {counts.most} left row(s) per key and a right "
                                    "table read bucket by bucket: sort-merge join within the "
                                    "buckets, best pair per left row")
+    heavy = heavy_layout(spec, [right], counts)
+    if heavy is not None:
+        grid, split = bucketed_hot_layout(spec, [right], heavy, counts)
+        if grid is not None:
+            return "hot_broadcast", grid, _hot_reason(grid, split)
     layout = hot_layout(spec, [right])
     if layout is not None and layout.hot_keys:
         hot = f"{len(layout.hot_keys)} hot key(s) over {HOT_SHARE:.0%} of sampled right rows"
-        rest = key_counts(spec.left.where(~is_hot([col(k) for k in right.keys.left],
+        rest = key_counts(spec.left.where(is_cold([col(k) for k in right.keys.left],
                                                    layout.hot_keys)), right.keys.left)
         if _broadcastable(spec, rest):
             return "hot_split", layout, (f"{hot}: union with those keys split into time "
@@ -85,17 +111,84 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
 def choose_many(spec: AsofSpec) -> tuple[str, Layout | None, str]:
     """Return ``(strategy, layout, reason)`` for one plan joining every right table."""
     rights = list(spec.rights)
+    counts = None
     if rights[0].keys and spec.buckets is None:
         counts = key_counts(spec.left, rights[0].keys.left)
         if _broadcastable(spec, counts) and not any(bucketed_by_keys(r) for r in rights):
             return "broadcast", None, _broadcast_reason(counts)
+        heavy = heavy_layout(spec, rights, counts)
+        if heavy is not None:
+            grid, split = bucketed_hot_layout(spec, rights, heavy, counts)
+            if grid is not None:
+                return "hot_broadcast", grid, _hot_reason(grid, split)
     layout = hot_layout(spec, rights)
     return "union", layout, "one union, one shuffle and one sort of every table"
+
+
+def heavy_layout(spec: AsofSpec, rights: list[RightSpec], counts: KeyCounts) -> Layout | None:
+    """The keys holding over :data:`HOT_SHARE` of the left rows, and their left times.
+
+    They are what rules ``broadcast`` out when every other key has a left row or two
+    (each of their right rows would meet all their left rows); ``None`` when no key
+    holds that many (one job over the left keys and times finds them otherwise).
+    """
+    threshold = max(MAX_LEFT_PER_KEY, int(HOT_SHARE * counts.rows))
+    if counts.most <= threshold or not _broadcasts_on(spec):
+        return None
+    found = heavy_keys(spec.left, rights[0].keys.left,
+                       ordinal(col(spec.left_on), spec.left_kind), threshold)
+    lows = [float(s.low) for s in found if s.low is not None]
+    highs = [float(s.high) for s in found if s.high is not None]
+    if not found or not lows or not highs:
+        return None
+    return Layout(hot_keys=tuple(s.key for s in found), span=(min(lows), max(highs)))
+
+
+def bucketed_hot_layout(
+    spec: AsofSpec, rights: list[RightSpec], layout: Layout, counts: KeyCounts
+) -> tuple[Layout | None, SplitCounts]:
+    """The layout of ``hot_broadcast`` for ``layout``'s hot keys, if it pays.
+
+    As many equal-width buckets over the hot keys' time span as the largest key has
+    left rows (about one per bucket when its times spread), as long as the broadcast
+    stays under :data:`MAX_BROADCAST_ROWS`. One job counts the left rows of every cold
+    key and of every hot bucket: the layout is returned when the cold keys pass the
+    ``broadcast`` rule and a hot bucket holds about :data:`MEAN_LEFT_PER_BUCKET` left
+    rows (at most :data:`MAX_LEFT_PER_BUCKET`), else ``None``.
+    """
+    hot_keys = layout.hot_keys or ()
+    room = (MAX_BROADCAST_ROWS - counts.rows) // max(1, len(hot_keys))
+    grid = Layout(buckets=max(1, min(counts.most, room)), hot_keys=hot_keys, span=layout.span)
+    buckets = hot_buckets(grid)
+    left_keys = [col(k) for k in rights[0].keys.left]
+    t = ordinal(col(spec.left_on), spec.left_kind)
+    split = split_counts(spec.left, rights[0].keys.left, is_hot(left_keys, hot_keys),
+                         F.lit(0) if buckets is None else buckets.grid.column(t))
+    fits = (buckets is not None and room >= 1 and _broadcasts_on(spec)
+            and split.cold_most <= MAX_LEFT_PER_KEY
+            and split.hot_most <= MAX_LEFT_PER_BUCKET
+            and split.hot_mean <= MEAN_LEFT_PER_BUCKET
+            and not any(bucketed_by_keys(r) for r in rights))
+    return (grid if fits else None), split
+
+
+def _hot_reason(grid: Layout, split: SplitCounts) -> str:
+    cold = KeyCounts(split.cold_most, split.cold_rows)
+    return (f"{len(grid.hot_keys or ())} key(s) holding over {HOT_SHARE:.0%} of the left "
+            f"rows: their rows broadcast with those keys cut into {grid.buckets} time "
+            f"buckets ({split.hot_mean:.1f} left rows per bucket as a left row sees it, at "
+            f"most {split.hot_most}), bucket ends carried; the rest "
+            f"({_broadcast_reason(cold)})")
 
 
 def _broadcastable(spec: AsofSpec, counts: KeyCounts) -> bool:
     if counts.most > MAX_LEFT_PER_KEY or counts.rows > MAX_BROADCAST_ROWS:
         return False
+    return _broadcasts_on(spec)
+
+
+def _broadcasts_on(spec: AsofSpec) -> bool:
+    """Whether the session allows broadcasts (``autoBroadcastJoinThreshold`` not -1)."""
     conf = spec.left.sparkSession.conf
     return not str(conf.get("spark.sql.autoBroadcastJoinThreshold", "0")).strip().startswith("-")
 

@@ -9,7 +9,14 @@ from pyspark.sql import DataFrame
 
 from chronojoin.asof.buckets import Layout
 from chronojoin.asof.spec import AsofSpec, RightSpec
-from chronojoin.asof.strategies import broadcast, exploding, hot_split, native, sort_merge, union
+from chronojoin.asof.strategies import (
+    broadcast,
+    exploding,
+    hot_split,
+    native,
+    sort_merge,
+    union,
+)
 
 Plan = Callable[[DataFrame, RightSpec, AsofSpec, Layout | None], DataFrame]
 
@@ -26,4 +33,5 @@ STRATEGIES: dict[str, Plan] = {
 AUTO_ONLY: dict[str, Plan] = {
     "exploding_hash": functools.partial(exploding.plan, hash_join=True),
     "hot_split": hot_split.plan,
+    "hot_broadcast": hot_split.plan_hot_broadcast,
 }

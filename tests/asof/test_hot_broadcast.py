@@ -1,0 +1,157 @@
+"""``hot_broadcast``: hot keys cut into time buckets that join the keys, exact for any count.
+
+A hot key's left times join its right rows within equal-width time buckets, and each
+bucket's end query carries the bucket's last (first) right row to later (earlier)
+buckets. Checked against the brute-force oracle with every option, bucket counts
+from one to more buckets than times, spans narrower than the data, several hot keys
+and several right tables; then ``auto``'s choice of it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import logging
+
+import pytest
+
+import chronojoin as cj
+from chronojoin.asof.buckets import Layout
+from chronojoin.asof.spec import build_spec
+from chronojoin.asof.strategies import hot_split
+from tests.asof.data import EPOCH, random_rows, tolerance_for
+from tests.asof.test_auto_layout import _plan_text, _sorted
+from tests.asof.test_conformance import _check, _frames, _oracle
+
+
+def _spec(ldf, right, **kw):
+    args = {"on": "t", "left_on": None, "right_on": None, "by": "k", "left_by": None,
+            "right_by": None, "direction": "backward", "allow_exact_matches": True,
+            "tolerance": None, "how": "left", "suffix": "_right", "strategy": "broadcast",
+            "tiebreak": None}
+    return build_spec(ldf, right, **{**args, **kw})
+
+
+@pytest.mark.parametrize(("direction", "exact", "tol", "how", "buckets"), [
+    ("backward", True, None, "left", 17), ("backward", False, 4, "inner", 200),
+    ("forward", True, 4, "left", 3), ("forward", False, None, "inner", 17),
+    ("nearest", True, None, "left", 1), ("nearest", False, 3, "left", 40),
+])
+def test_hot_buckets_match_the_oracle(spark, direction, exact, tol, how, buckets):
+    left, right = random_rows(seed=buckets * 7 + len(direction), n_left=150, n_right=300,
+                              t_max=80, null_share=0.05)
+    ldf, rdf = _frames(spark, left, right, "int")
+    spec = _spec(ldf, rdf, direction=direction, allow_exact_matches=exact,
+                 tolerance=tolerance_for(tol, "int"), how=how, tiebreak="tb")
+    layout = Layout(buckets=buckets, hot_keys=(("k0",),), span=(0.0, 79.0))
+    out = hot_split.plan_hot_broadcast(spec.left, spec.rights[0], spec, layout)
+    expected = _oracle(left, right, "int", direction=direction, allow_exact_matches=exact,
+                       tolerance=tol, tiebreak=["tb"])
+    _check(out, left, expected, how)
+
+
+def _ordinal(t: int, kind: str) -> float:
+    """The time ordinal chronojoin compares for test time ``t`` (UTC sessions)."""
+    if kind == "timestamp":
+        return (EPOCH.replace(tzinfo=dt.timezone.utc).timestamp() + t) * 1_000_000
+    if kind == "date":
+        return float((EPOCH.date() - dt.date(1970, 1, 1)).days + t)
+    return t / 4
+
+
+@pytest.mark.parametrize(("kind", "span"), [("timestamp", (20, 30)), ("double", (-5, 500)),
+                                            ("date", (20, 30))])
+def test_spans_narrower_or_wider_than_the_times(spark, kind, span):
+    """Times outside the sampled span fall into the first or last bucket, still exact."""
+    left, right = random_rows(seed=61, n_left=120, n_right=240, t_max=60)
+    ldf, rdf = _frames(spark, left, right, kind)
+    spec = _spec(ldf, rdf, direction="nearest", tiebreak="tb")
+    layout = Layout(buckets=9, hot_keys=(("k0",),),
+                    span=(_ordinal(span[0], kind), _ordinal(span[1], kind)))
+    out = hot_split.plan_hot_broadcast(spec.left, spec.rights[0], spec, layout)
+    expected = _oracle(left, right, kind, direction="nearest", tiebreak=["tb"])
+    _check(out, left, expected, "left")
+
+
+def test_several_hot_keys_one_missing_from_the_left(spark):
+    left, right = random_rows(seed=67, n_left=160, n_right=320, t_max=50, hot_key=False,
+                              n_keys=4)
+    left = [r for r in left if r["k"] != "k3"]
+    ldf, rdf = _frames(spark, left, right, "int")
+    spec = _spec(ldf, rdf, direction="forward", tiebreak="tb", tolerance=10)
+    layout = Layout(buckets=11, hot_keys=(("k0",), ("k1",), ("k3",)), span=(0.0, 49.0))
+    out = hot_split.plan_hot_broadcast(spec.left, spec.rights[0], spec, layout)
+    expected = _oracle(left, right, "int", direction="forward", tiebreak=["tb"], tolerance=10)
+    _check(out, left, expected, "left")
+
+
+@pytest.mark.parametrize("how", ["left", "inner"])
+def test_hot_buckets_of_several_right_tables_match_chained_joins(spark, how):
+    left, right = random_rows(seed=71, n_left=200, n_right=400, t_max=40, null_share=0.04)
+    ldf, rdf = _frames(spark, left, right, "int")
+    specs = [
+        cj.Right(rdf, prefix="a_", tiebreak="tb"),
+        cj.Right(rdf, prefix="b_", direction="forward", allow_exact_matches=False,
+                 tiebreak="tb"),
+        cj.Right(rdf, prefix="c_", direction="nearest", tolerance=3, tiebreak="tb"),
+    ]
+    spec = _spec(ldf, specs, how=how)
+    layout = Layout(buckets=6, hot_keys=(("k0",),), span=(0.0, 39.0))
+    out = hot_split.plan_many_hot_broadcast(spec.left, list(spec.rights), spec, layout)
+    chained = ldf
+    for s in specs:
+        chained = cj.asof_join(chained, [s], on="t", by="k", how=how, strategy="union")
+    assert out.columns == chained.columns
+    assert _sorted(out, out.columns) == _sorted(chained, chained.columns)
+
+
+def _hot_inputs(spark, *, clustered: bool):
+    """A hot key with many left rows and one left row for every other key."""
+    left, right = random_rows(seed=73, n_left=300, n_right=600, n_keys=150, t_max=400,
+                              null_share=0.03)
+    seen: set = set()
+    left = [r for r in left if r["k"] in ("k0", None) or (r["k"] not in seen
+                                                          and not seen.add(r["k"]))]
+    if clustered:
+        # Every hot left row at one time: one bucket would pair each right row with all.
+        left = [dict(r, t=200) if r["k"] == "k0" else r for r in left]
+    return left, right, *_frames(spark, left, right, "int")
+
+
+@pytest.fixture
+def sampled_everything(monkeypatch):
+    from chronojoin._plan import stats
+    from chronojoin.asof import choose
+
+    monkeypatch.setattr(choose, "MIN_SAMPLED", 0)
+    monkeypatch.setattr(choose, "sampled_hot_spans",
+                        functools.partial(stats.sampled_hot_spans, fraction=1.0))
+
+
+@pytest.mark.usefixtures("sampled_everything")
+@pytest.mark.parametrize(("clustered", "chosen"), [(False, "hot_broadcast"),
+                                                   (True, "hot_split")])
+def test_auto_broadcasts_hot_keys_whose_left_times_spread(spark, caplog, clustered, chosen):
+    left, right, ldf, rdf = _hot_inputs(spark, clustered=clustered)
+    with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+        out = cj.asof_join(ldf, rdf, on="t", by="k", tiebreak="tb")
+        _check(out, left, _oracle(left, right, "int", tiebreak=["tb"]), "left")
+    assert f"strategy '{chosen}'" in caplog.text
+    if not clustered:
+        assert "time buckets" in caplog.text
+        text = _plan_text(out)
+        assert "BroadcastHashJoin" in text and "Window" in text
+
+
+@pytest.mark.usefixtures("sampled_everything")
+def test_auto_one_broadcast_plan_for_several_tables_with_a_hot_key(spark, caplog):
+    *_, ldf, rdf = _hot_inputs(spark, clustered=False)
+    specs = [cj.Right(rdf, prefix="a_", tiebreak="tb"),
+             cj.Right(rdf, prefix="b_", direction="forward", tiebreak="tb")]
+    with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+        out = cj.asof_join(ldf, specs, on="t", by="k")
+    assert "one 'hot_broadcast' plan" in caplog.text
+    chained = ldf
+    for s in specs:
+        chained = cj.asof_join(chained, [s], on="t", by="k", strategy="union")
+    assert _sorted(out, out.columns) == _sorted(chained, chained.columns)
