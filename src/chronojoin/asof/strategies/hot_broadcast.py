@@ -73,7 +73,7 @@ class HotBuckets:
 
 
 def hot_buckets(layout: Layout | None) -> HotBuckets | None:
-    """The buckets ``layout`` asks for (``None``: no hot key or no sampled span)."""
+    """The buckets ``layout`` asks for (``None``: no hot key or no time span)."""
     if layout is None or not layout.hot_keys or layout.span is None:
         return None
     return HotBuckets(layout.hot_keys, span_grid(*layout.span, layout.buckets or 1))
