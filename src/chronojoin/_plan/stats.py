@@ -39,38 +39,38 @@ def sampled_hot_spans(
     if not keys:
         return []
     cols = [col(k) for k in keys]
-    timed = [] if time is None else [time.alias("__time")]
-    sample = df.select(*cols, *timed).sample(fraction=fraction, seed=seed)
-    ranges = ([] if time is None
-              else [F.min("__time").alias("__low"), F.max("__time").alias("__high")])
-    counts = sample.groupBy(*cols).agg(F.count(F.lit(1)).alias("count"), *ranges)
-    total = F.sum("count").over(Window.partitionBy())
-    top = (
-        counts.withColumn("__total", total)
-        .where((F.col("count") >= min_sampled) & (F.col("count") > F.col("__total") * share))
-        .orderBy(F.col("count").desc())
-        .limit(64)
-        .collect()
-    )
-    spans = [HotSpan(tuple(row[: len(keys)]),
-                     None if time is None else row["__low"],
-                     None if time is None else row["__high"]) for row in top]
+    sample = df.sample(fraction=fraction, seed=seed)
+    counts = _per_key(sample, cols, time)
+    total = F.sum("__n").over(Window.partitionBy())
+    return _top(counts.withColumn("__total", total),
+                (F.col("__n") >= min_sampled) & (F.col("__n") > F.col("__total") * share),
+                len(keys), time is not None)
+
+
+def _per_key(df: DataFrame, cols: list[Column], time: Column | None) -> DataFrame:
+    """Rows (``__n``) and, with ``time``, its range (``__low``, ``__high``) per key."""
+    ranges = [] if time is None else [F.min(time).alias("__low"), F.max(time).alias("__high")]
+    return df.groupBy(*cols).agg(F.count(F.lit(1)).alias("__n"), *ranges)
+
+
+def _top(counts: DataFrame, where: Column, n_keys: int, timed: bool,
+         limit: int = 64) -> list[HotSpan]:
+    """The (at most ``limit``) largest keys of ``counts`` passing ``where``, non-NULL."""
+    top = counts.where(where).orderBy(F.col("__n").desc()).limit(limit).collect()
+    spans = [HotSpan(tuple(row[:n_keys]), row["__low"] if timed else None,
+                     row["__high"] if timed else None) for row in top]
     return [s for s in spans if all(v is not None for v in s.key)]
 
 
-def heavy_keys(df: DataFrame, keys: tuple[str, ...], time: Column, threshold: int, *,
-               limit: int = 64) -> list[HotSpan]:
-    """The (at most ``limit``) keys holding more than ``threshold`` rows of ``df``.
+def heavy_keys(df: DataFrame, keys: tuple[str, ...], time: Column,
+               threshold: int) -> list[HotSpan]:
+    """The (at most 64) keys holding more than ``threshold`` rows of ``df``.
 
     One job over the key and time columns, with the range of each key's times.
     """
     cols = [col(k) for k in keys]
-    groups = df.where(not_null(*cols)).groupBy(*cols).agg(
-        F.count(F.lit(1)).alias("__n"), F.min(time).alias("__low"),
-        F.max(time).alias("__high"))
-    top = (groups.where(F.col("__n") > F.lit(threshold)).orderBy(F.col("__n").desc())
-           .limit(limit).collect())
-    return [HotSpan(tuple(row[: len(keys)]), row["__low"], row["__high"]) for row in top]
+    counts = _per_key(df.where(not_null(*cols)), cols, time)
+    return _top(counts, F.col("__n") > F.lit(threshold), len(keys), True)
 
 
 class KeyCounts(NamedTuple):

@@ -39,8 +39,6 @@ import io
 import logging
 from contextlib import redirect_stdout
 
-from pyspark.sql import functions as F
-
 from chronojoin._plan.stats import (
     KeyCounts,
     SplitCounts,
@@ -88,10 +86,9 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
                                    "table read bucket by bucket: sort-merge join within the "
                                    "buckets, best pair per left row")
     heavy = heavy_layout(spec, [right], counts)
-    if heavy is not None:
-        grid, split = bucketed_hot_layout(spec, [right], heavy, counts)
-        if grid is not None:
-            return "hot_broadcast", grid, _hot_reason(grid, split)
+    chosen = None if heavy is None else bucketed_hot_layout(spec, [right], heavy, counts)
+    if chosen is not None:
+        return "hot_broadcast", chosen[0], _hot_reason(*chosen)
     layout = hot_layout(spec, [right])
     if layout is not None and layout.hot_keys:
         hot = f"{len(layout.hot_keys)} hot key(s) over {HOT_SHARE:.0%} of sampled right rows"
@@ -117,10 +114,9 @@ def choose_many(spec: AsofSpec) -> tuple[str, Layout | None, str]:
         if _broadcastable(spec, counts) and not any(bucketed_by_keys(r) for r in rights):
             return "broadcast", None, _broadcast_reason(counts)
         heavy = heavy_layout(spec, rights, counts)
-        if heavy is not None:
-            grid, split = bucketed_hot_layout(spec, rights, heavy, counts)
-            if grid is not None:
-                return "hot_broadcast", grid, _hot_reason(grid, split)
+        chosen = None if heavy is None else bucketed_hot_layout(spec, rights, heavy, counts)
+        if chosen is not None:
+            return "hot_broadcast", chosen[0], _hot_reason(*chosen)
     layout = hot_layout(spec, rights)
     return "union", layout, "one union, one shuffle and one sort of every table"
 
@@ -146,30 +142,32 @@ def heavy_layout(spec: AsofSpec, rights: list[RightSpec], counts: KeyCounts) -> 
 
 def bucketed_hot_layout(
     spec: AsofSpec, rights: list[RightSpec], layout: Layout, counts: KeyCounts
-) -> tuple[Layout | None, SplitCounts]:
+) -> tuple[Layout, SplitCounts] | None:
     """The layout of ``hot_broadcast`` for ``layout``'s hot keys, if it pays.
 
     As many equal-width buckets over the hot keys' time span as the largest key has
     left rows (about one per bucket when its times spread), as long as the broadcast
     stays under :data:`MAX_BROADCAST_ROWS`. One job counts the left rows of every cold
-    key and of every hot bucket: the layout is returned when the cold keys pass the
-    ``broadcast`` rule and a hot bucket holds about :data:`MEAN_LEFT_PER_BUCKET` left
-    rows (at most :data:`MAX_LEFT_PER_BUCKET`), else ``None``.
+    key and of every hot bucket: the layout (with those counts) is returned when the
+    cold keys pass the ``broadcast`` rule and a hot bucket holds about
+    :data:`MEAN_LEFT_PER_BUCKET` left rows (at most :data:`MAX_LEFT_PER_BUCKET`), else
+    ``None`` (without the job when the broadcast cannot fit or a right table is read
+    bucket by bucket).
     """
     hot_keys = layout.hot_keys or ()
     room = (MAX_BROADCAST_ROWS - counts.rows) // max(1, len(hot_keys))
     grid = Layout(buckets=max(1, min(counts.most, room)), hot_keys=hot_keys, span=layout.span)
     buckets = hot_buckets(grid)
+    if buckets is None or room < 1 or any(bucketed_by_keys(r) for r in rights):
+        return None
     left_keys = [col(k) for k in rights[0].keys.left]
     t = ordinal(col(spec.left_on), spec.left_kind)
     split = split_counts(spec.left, rights[0].keys.left, is_hot(left_keys, hot_keys),
-                         F.lit(0) if buckets is None else buckets.grid.column(t))
-    fits = (buckets is not None and room >= 1 and _broadcasts_on(spec)
-            and split.cold_most <= MAX_LEFT_PER_KEY
+                         buckets.grid.column(t))
+    fits = (split.cold_most <= MAX_LEFT_PER_KEY
             and split.hot_most <= MAX_LEFT_PER_BUCKET
-            and split.hot_mean <= MEAN_LEFT_PER_BUCKET
-            and not any(bucketed_by_keys(r) for r in rights))
-    return (grid if fits else None), split
+            and split.hot_mean <= MEAN_LEFT_PER_BUCKET)
+    return (grid, split) if fits else None
 
 
 def _hot_reason(grid: Layout, split: SplitCounts) -> str:

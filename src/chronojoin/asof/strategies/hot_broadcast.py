@@ -32,12 +32,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import reduce
 
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from chronojoin._validate.columns import col, not_null
 from chronojoin._validate.timetypes import ordinal
-from chronojoin.asof.buckets import Layout, TimeBuckets, is_hot, span_grid
+from chronojoin.asof.buckets import (
+    Carried,
+    Layout,
+    TimeBuckets,
+    carry_ends,
+    end_name,
+    is_hot,
+    span_grid,
+)
 from chronojoin.asof.frames import (
     BACK,
     BUCKET,
@@ -191,27 +199,6 @@ def _end_queries(queries: DataFrame, keys: list[str], hot: HotBuckets) -> DataFr
     return reduce(lambda a, b: a.unionByName(b), per_key)
 
 
-def _carry(winners: DataFrame, keys: list[str], names: list[str]) -> DataFrame:
-    """Fill the left times of hot keys that found nothing in their own bucket.
-
-    The last end winner of the earlier buckets (backward, ``__mb``) or the first of the
-    later ones (forward, ``__mf``): bucket numbers grow with time, so every right row of
-    an earlier bucket is strictly earlier than the left time.
-    """
-    w = Window.partitionBy(*keys).orderBy(BUCKET)
-    before = w.rangeBetween(Window.unboundedPreceding, -1)
-    after = w.rangeBetween(1, Window.unboundedFollowing)
-    end = F.col(END)
-    carried = []
-    for name in names:
-        if name.startswith(FORWARD):
-            other = F.first(F.when(end, F.col(name)), ignorenulls=True).over(after)
-        else:
-            other = F.last(F.when(end, F.col(name)), ignorenulls=True).over(before)
-        carried.append(F.coalesce(F.col(name), other).alias(name))
-    return winners.select(*keys, TIME, END, *carried).where(~end).drop(END)
-
-
 def plan(
     left: DataFrame, right: RightSpec, spec: AsofSpec, layout: Layout | None = None
 ) -> DataFrame:
@@ -254,5 +241,10 @@ def plan_many(
     rows = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), found)
     winners = rows.groupBy(*group).agg(*aggs)
     names = [c for c in winners.columns if c not in group]
-    matched = tagged.join(_carry(winners, keys, names), on=[*keys, TIME], how="left")
+    # The end queries are the bucket ends that the left times carry, in both orders.
+    ends = winners.withColumn(end_name(False), F.col(END)).withColumn(end_name(True), F.col(END))
+    tables = [Carried(slot, (), r.direction != "forward", r.direction != "backward")
+              for slot, r in slots]
+    carried = carry_ends(ends, ~F.col(END), keys, tables).select(*keys, TIME, *names)
+    matched = tagged.join(carried, on=[*keys, TIME], how="left")
     return finish(matched.select(LEFT_STRUCT, TIME, *names), left.columns, rights, spec.how)
