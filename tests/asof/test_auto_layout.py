@@ -10,7 +10,7 @@ from contextlib import redirect_stdout
 import pytest
 
 import chronojoin as cj
-from chronojoin._plan.stats import key_counts
+from chronojoin._plan.stats import key_counts, key_profile
 from tests.asof.data import random_rows
 from tests.asof.test_conformance import _check, _frames, _oracle
 
@@ -137,6 +137,21 @@ def test_key_counts_ignore_null_keys(spark):
                                "k string, x int")
     assert key_counts(df, ("k",)) == (2, 2)
     assert key_counts(df.where("x > 10"), ("k",)) == (0, 0)
+
+
+def test_key_profile_counts_and_largest_keys_in_one_job(spark):
+    """The counts of ``key_counts`` and the largest keys, largest first, with their
+    rows and time ranges; NULL keys neither counted nor listed; 64 keys at most."""
+    rows = [("a", 1, t) for t in (5, 9, 2)] + [("b", 2, 7), ("b", 2, 1)] + [("c", 1, 4)]
+    rows += [(None, 1, 0)] * 5 + [(f"z{i}", i, i) for i in range(80)]
+    df = spark.createDataFrame(rows, "k string, j int, t int")
+    counts, top = key_profile(df, ("k", "j"), df["t"].cast("double"))
+    assert counts == key_counts(df, ("k", "j")) == (3, 86)
+    assert len(top) == 64
+    assert top[:2] == [(3, (("a", 1), 2.0, 9.0)), (2, (("b", 2), 1.0, 7.0))]
+    assert all(n == 1 and s.key[0] is not None for n, s in top[2:])
+    empty_counts, empty_top = key_profile(df.where("t > 100"), ("k",), df["t"])
+    assert (empty_counts, empty_top) == ((0, 0), [])
 
 
 @pytest.mark.parametrize(("direction", "exact", "tol", "how"), [

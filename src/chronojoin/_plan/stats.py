@@ -62,17 +62,6 @@ def _top(counts: DataFrame, where: Column, n_keys: int, timed: bool,
     return [s for s in spans if all(v is not None for v in s.key)]
 
 
-def heavy_keys(df: DataFrame, keys: tuple[str, ...], time: Column,
-               threshold: int) -> list[HotSpan]:
-    """The (at most 64) keys holding more than ``threshold`` rows of ``df``.
-
-    One job over the key and time columns, with the range of each key's times.
-    """
-    cols = [col(k) for k in keys]
-    counts = _per_key(df.where(not_null(*cols)), cols, time)
-    return _top(counts, F.col("__n") > F.lit(threshold), len(keys), True)
-
-
 class KeyCounts(NamedTuple):
     """Rows per non-NULL key of a frame: the most any key holds, and their total."""
 
@@ -90,6 +79,33 @@ def key_counts(df: DataFrame, keys: tuple[str, ...]) -> KeyCounts:
     counts = df.select(*cols).where(not_null(*cols)).groupBy(*cols).count()
     row = counts.agg(F.max("count").alias("m"), F.sum("count").alias("n")).collect()[0]
     return KeyCounts(int(row["m"] or 0), int(row["n"] or 0))
+
+
+#: How many of the largest keys :func:`key_profile` returns (more than ``1 / share`` keys
+#: can never each hold ``share`` of the rows for any share >= 1/64).
+TOP_KEYS = 64
+
+
+def key_profile(df: DataFrame, keys: tuple[str, ...],
+                time: Column) -> tuple[KeyCounts, list[tuple[int, HotSpan]]]:
+    """:func:`key_counts` and the :data:`TOP_KEYS` largest keys with their time ranges.
+
+    The same one job as :func:`key_counts` (key and time columns only): the per-key
+    counts also keep each key's smallest and greatest ``time``, and the global
+    aggregate keeps the largest keys (``max_by`` with a count), so finding the keys that
+    hold a share of the rows costs no second pass. Largest first, each as ``(rows,
+    span)``.
+    """
+    cols = [col(k) for k in keys]
+    per_key = _per_key(df.where(not_null(*cols)), cols, time)
+    entry = F.struct(*[F.col(c) for c in per_key.columns[: len(keys)]],
+                     F.col("__n"), F.col("__low"), F.col("__high"))
+    row = per_key.agg(F.max("__n").alias("m"), F.sum("__n").alias("n"),
+                      F.max_by(entry, F.col("__n"), TOP_KEYS).alias("top")).collect()[0]
+    n = len(keys)
+    top = sorted(row["top"] or [], key=lambda r: -int(r[n]))
+    spans = [(int(r[n]), HotSpan(tuple(r[:n]), r[n + 1], r[n + 2])) for r in top]
+    return KeyCounts(int(row["m"] or 0), int(row["n"] or 0)), spans
 
 
 class SplitCounts(NamedTuple):

@@ -1,8 +1,9 @@
 """``strategy="auto"``: a pure function of the spec and a few cheap statistics.
 
 * No equality key: ``union`` over a time-bucketed global timeline (exact carry-over).
-* Keys: first one job counts the left rows of each key
-  (:func:`~chronojoin._plan.stats.key_counts`, key columns only). With at most
+* Keys: first one job counts the left rows of each key and keeps the largest keys
+  with the range of their left times (:func:`~chronojoin._plan.stats.key_profile`,
+  key and time columns only). With at most
   :data:`MAX_LEFT_PER_KEY` left rows per key and at most :data:`MAX_BROADCAST_ROWS`
   left rows, ``broadcast``: the left ``(keys, time)`` pairs are broadcast and the right
   side is never shuffled (a hot right key costs nothing there). Broadcasts switched
@@ -10,10 +11,10 @@
   so are tables bucketed by the key: when Spark would read the right side bucket by
   bucket (one task per bucket, each paying the broadcast plan's fixed cost),
   ``exploding`` joins within the buckets instead (no exchange, no sampling job).
-* Keys holding over :data:`HOT_SHARE` of the left rows (one job finds them and the
-  span of their left times, :func:`heavy_layout`) next to keys of a left row or two:
-  a third job (:func:`bucketed_hot_layout`) counts the left rows of the other keys and
-  of the heavy keys' time buckets. When the other keys pass the ``broadcast`` rule
+* Keys holding over :data:`HOT_SHARE` of the left rows (read from that job's largest
+  keys, :func:`heavy_layout`) next to keys of a left row or two: a second job
+  (:func:`bucketed_hot_layout`) counts the left rows of the other keys and of the
+  heavy keys' time buckets. When the other keys pass the ``broadcast`` rule
   and the heavy keys' left times spread over their buckets, ``hot_broadcast``: the
   other keys through ``broadcast``, the heavy keys' rows through a broadcast whose
   buckets join the keys (exact carry-over; the right side is never shuffled).
@@ -39,11 +40,14 @@ import io
 import logging
 from contextlib import redirect_stdout
 
+from pyspark.sql import Column
+
 from chronojoin._plan.stats import (
+    HotSpan,
     KeyCounts,
     SplitCounts,
-    heavy_keys,
     key_counts,
+    key_profile,
     sampled_hot_spans,
     split_counts,
 )
@@ -76,7 +80,7 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
         return "union", None, "no equality key: time-bucketed union with carry-over"
     if spec.buckets is not None:
         return "union", None, f"buckets={spec.buckets} requested: union with carry-over"
-    counts = key_counts(spec.left, right.keys.left)
+    counts, top = key_profile(spec.left, right.keys.left, _left_time(spec))
     if _broadcastable(spec, counts):
         if not bucketed_by_keys(right):
             return "broadcast", None, _broadcast_reason(counts)
@@ -85,7 +89,7 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
         return "exploding", None, (f"at most {counts.most} left row(s) per key and a right "
                                    "table read bucket by bucket: sort-merge join within the "
                                    "buckets, best pair per left row")
-    heavy = heavy_layout(spec, [right], counts)
+    heavy = heavy_layout(spec, counts, top)
     chosen = None if heavy is None else bucketed_hot_layout(spec, [right], heavy, counts)
     if chosen is not None:
         return "hot_broadcast", chosen[0], _hot_reason(*chosen)
@@ -110,10 +114,10 @@ def choose_many(spec: AsofSpec) -> tuple[str, Layout | None, str]:
     rights = list(spec.rights)
     counts = None
     if rights[0].keys and spec.buckets is None:
-        counts = key_counts(spec.left, rights[0].keys.left)
+        counts, top = key_profile(spec.left, rights[0].keys.left, _left_time(spec))
         if _broadcastable(spec, counts) and not any(bucketed_by_keys(r) for r in rights):
             return "broadcast", None, _broadcast_reason(counts)
-        heavy = heavy_layout(spec, rights, counts)
+        heavy = heavy_layout(spec, counts, top)
         chosen = None if heavy is None else bucketed_hot_layout(spec, rights, heavy, counts)
         if chosen is not None:
             return "hot_broadcast", chosen[0], _hot_reason(*chosen)
@@ -121,23 +125,29 @@ def choose_many(spec: AsofSpec) -> tuple[str, Layout | None, str]:
     return "union", layout, "one union, one shuffle and one sort of every table"
 
 
-def heavy_layout(spec: AsofSpec, rights: list[RightSpec], counts: KeyCounts) -> Layout | None:
+def heavy_layout(spec: AsofSpec, counts: KeyCounts,
+                 top: list[tuple[int, HotSpan]]) -> Layout | None:
     """The keys holding over :data:`HOT_SHARE` of the left rows, and their left times.
 
     They are what rules ``broadcast`` out when every other key has a left row or two
     (each of their right rows would meet all their left rows); ``None`` when no key
-    holds that many (one job over the left keys and times finds them otherwise).
+    holds that many. ``top`` is the largest keys with their left time ranges, from the
+    job that gave ``counts`` (:func:`~chronojoin._plan.stats.key_profile`).
     """
     threshold = max(MAX_LEFT_PER_KEY, int(HOT_SHARE * counts.rows))
     if counts.most <= threshold or not _broadcasts_on(spec):
         return None
-    found = heavy_keys(spec.left, rights[0].keys.left,
-                       ordinal(col(spec.left_on), spec.left_kind), threshold)
+    found = [s for rows, s in top if rows > threshold]
     lows = [float(s.low) for s in found if s.low is not None]
     highs = [float(s.high) for s in found if s.high is not None]
     if not found or not lows or not highs:
         return None
     return Layout(hot_keys=tuple(s.key for s in found), span=(min(lows), max(highs)))
+
+
+def _left_time(spec: AsofSpec) -> Column:
+    """The left time ordinal, as the strategies compare it."""
+    return ordinal(col(spec.left_on), spec.left_kind)
 
 
 def bucketed_hot_layout(
@@ -161,9 +171,8 @@ def bucketed_hot_layout(
     if buckets is None or room < 1 or any(bucketed_by_keys(r) for r in rights):
         return None
     left_keys = [col(k) for k in rights[0].keys.left]
-    t = ordinal(col(spec.left_on), spec.left_kind)
     split = split_counts(spec.left, rights[0].keys.left, is_hot(left_keys, hot_keys),
-                         buckets.grid.column(t))
+                         buckets.grid.column(_left_time(spec)))
     fits = (split.cold_most <= MAX_LEFT_PER_KEY
             and split.hot_most <= MAX_LEFT_PER_BUCKET
             and split.hot_mean <= MEAN_LEFT_PER_BUCKET)
