@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+from contextlib import redirect_stdout
+
 import pandas as pd
 import pytest
 
@@ -194,3 +197,42 @@ def test_sampled_hot_spans_find_the_hot_key_and_its_times(spark):
     assert sampled_hot_spans(rdf, ("k",), None, 0.3, fraction=1.0, min_sampled=1) == [
         (("k0",), None, None)]
     assert sampled_hot_spans(rdf, ("k",), None, 0.3, fraction=1.0, min_sampled=10_000) == []
+
+
+def test_no_key_bucket_ends_read_no_extra_pass(spark):
+    """Without keys the plan reads the left side twice (the running window, the bucket
+    ends' aggregate) and the right side three times (those two, then the rows at the
+    ends' times); the list of buckets comes from the grid, not from a pass over rows."""
+    left, right = random_rows(seed=4, n_keys=1, null_share=0.0, t_max=300)
+    ldf, rdf = _frames(spark, left, right, "int")
+    out = cj.asof_join(ldf, rdf.drop("k"), on="t", tiebreak="tb", strategy="union")
+    previous = spark.conf.get("spark.sql.adaptive.enabled")
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
+    try:
+        buffer = io.StringIO()
+        with redirect_stdout(buffer):
+            out.explain()
+    finally:
+        spark.conf.set("spark.sql.adaptive.enabled", previous)
+    plan = buffer.getvalue()
+    assert plan.count("Scan ExistingRDD[lid") == 2, plan
+    assert plan.count("Scan ExistingRDD[rid") == 3, plan
+
+
+@pytest.mark.parametrize("direction", ["backward", "nearest"])
+def test_sort_merge_hot_key_buckets_match_the_oracle(spark, direction):
+    """Only the hot key cut into buckets: its bucket ends carried, the list of its
+    buckets from the grid (the other keys are bucket 0)."""
+    from chronojoin.asof.buckets import Layout
+    from chronojoin.asof.spec import build_spec
+    from chronojoin.asof.strategies import sort_merge
+
+    left, right = random_rows(seed=9, t_max=120)
+    ldf, rdf = _frames(spark, left, right, "int")
+    spec = build_spec(ldf, rdf, on="t", left_on=None, right_on=None, by="k", left_by=None,
+                      right_by=None, direction=direction, allow_exact_matches=True,
+                      tolerance=None, how="left", suffix="_right", strategy="sort_merge",
+                      tiebreak="tb")
+    out = sort_merge.plan(spec.left, spec.rights[0], spec, Layout(buckets=6, hot_keys=(("k0",),)))
+    expected = _oracle(left, right, "int", direction=direction, tiebreak=["tb"])
+    _check(out, left, expected, "left")

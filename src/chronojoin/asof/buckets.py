@@ -30,6 +30,7 @@ from functools import reduce
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from chronojoin._validate.columns import col
 from chronojoin.asof.frames import BACK, BUCKET, FORWARD, RIGHT_STRUCT, TIME, slot_name
 
 log = logging.getLogger("chronojoin.asof")
@@ -159,24 +160,20 @@ def carry_ends(out: DataFrame, is_left: Column, keys: list[str],
     w = Window.partitionBy(*keys).orderBy(BUCKET)
     before = w.rangeBetween(Window.unboundedPreceding, -1)
     after = w.rangeBetween(1, Window.unboundedFollowing)
+    # One select: every table's windows share one window operator, and a candidate
+    # found in the row's own bucket wins over the carried one.
+    filled: dict[str, Column] = {}
     for t in tables:
         if t.backward:
             back = slot_name(BACK, t.slot)
             prev = F.last(F.when(flags[False], F.col(back)), ignorenulls=True).over(before)
-            kept = kept.withColumn(f"__pb{t.slot}", prev)
+            filled[back] = F.coalesce(F.col(back), prev)
         if t.forward:
             fwd = slot_name(FORWARD, t.slot)
             nxt = F.first(F.when(flags[True], F.col(fwd)), ignorenulls=True).over(after)
-            kept = kept.withColumn(f"__nf{t.slot}", nxt)
-    matched = kept.where(is_left)
-    for t in tables:
-        if t.backward:
-            back = slot_name(BACK, t.slot)
-            matched = matched.withColumn(back, F.coalesce(F.col(back), F.col(f"__pb{t.slot}")))
-        if t.forward:
-            fwd = slot_name(FORWARD, t.slot)
-            matched = matched.withColumn(fwd, F.coalesce(F.col(fwd), F.col(f"__nf{t.slot}")))
-    return matched
+            filled[fwd] = F.coalesce(F.col(fwd), nxt)
+    rest = [col(c) for c in kept.columns if c not in filled]
+    return kept.select(*rest, *[c.alias(n) for n, c in filled.items()]).where(is_left)
 
 
 def carry(
@@ -198,7 +195,7 @@ def carry(
     else:
         rows = union if not keys else union.where(is_hot([F.col(k) for k in keys],
                                                          layout.hot_keys or ()))
-        per_bucket = _ends_by_time(rows, part, tables)
+        per_bucket = _ends_by_time(rows, part, tables, _every_bucket(union, keys, layout))
     carried = []
     w = Window.partitionBy(*keys).orderBy(BUCKET) if keys else Window.orderBy(BUCKET)
     prev = w.rowsBetween(Window.unboundedPreceding, -1)
@@ -239,12 +236,33 @@ def _ends_by_aggregate(union: DataFrame, part: list[str], tables: list[Carried])
     return union.groupBy(*part).agg(*aggs)
 
 
-def _ends_by_time(rows: DataFrame, part: list[str], tables: list[Carried]) -> DataFrame:
+def _every_bucket(union: DataFrame, keys: list[str], layout: Layout) -> DataFrame:
+    """Every ``(keys, bucket)`` a row of ``union`` can fall in, without reading it.
+
+    The buckets are ``0 .. count - 1`` of the grid :func:`bucketize` laid (for the hot
+    keys only, with keys); a bucket without rows is harmless.
+    """
+    spark = union.sparkSession
+    count = layout.buckets or default_count(union)
+    buckets = spark.range(count).select(F.col("id").cast("int").alias(BUCKET))
+    if not keys:
+        return buckets
+    types = {f.name: f.dataType for f in union.schema.fields}
+    hot = [spark.range(1).select(*[F.lit(v).cast(types[k]).alias(k)
+                                   for k, v in zip(keys, values, strict=True)])
+           for values in layout.hot_keys or ()]
+    return reduce(lambda a, b: a.unionByName(b), hot).crossJoin(buckets)
+
+
+def _ends_by_time(rows: DataFrame, part: list[str], tables: list[Carried],
+                  every: DataFrame) -> DataFrame:
     """:func:`_ends_by_aggregate` for few buckets, without sorting the rows.
 
     A hash aggregate finds each bucket's greatest (smallest) right time; the rows at
     that time, found through a broadcast of those few buckets, are the only ones whose
-    struct is compared (the tie-breaks decide among them).
+    struct is compared (the tie-breaks decide among them). ``every`` lists every
+    bucket (:func:`_every_bucket`), so that a bucket with left rows only still gets
+    a row to receive the carried values, without a second pass over ``rows``.
     """
     times = []
     for t in tables:
@@ -266,6 +284,4 @@ def _ends_by_time(rows: DataFrame, part: list[str], tables: list[Carried]) -> Da
                 picks.append(F.max_by(r, F.when(hit, order)).alias(name))
     any_hit = reduce(lambda a, b: a | b, hits)
     found = rows.join(F.broadcast(ends), on=part).where(any_hit).groupBy(*part).agg(*picks)
-    # ``ends`` whole, not a projection of it: both uses are then one plan, which
-    # Spark computes once (a reused exchange).
-    return ends.join(found, on=part, how="left")
+    return every.join(found, on=part, how="left")
