@@ -17,7 +17,8 @@
   heavy keys' time buckets. When the other keys pass the ``broadcast`` rule
   and the heavy keys' left times spread over their buckets, ``hot_broadcast``: the
   other keys through ``broadcast``, the heavy keys' rows through a broadcast whose
-  buckets join the keys (exact carry-over; the right side is never shuffled).
+  buckets join the keys (a left time with nothing in its own bucket also meets the
+  nearest non-empty one; the right side is never shuffled).
 * Otherwise a seeded 1% sample of the right keys
   (:func:`~chronojoin._plan.stats.sampled_hot_spans`): a key holding more than
   :data:`HOT_SHARE` of it would put a whole timeline on one task, so those keys are
@@ -184,7 +185,7 @@ def _hot_reason(grid: Layout, split: SplitCounts) -> str:
     return (f"{len(grid.hot_keys or ())} key(s) holding over {HOT_SHARE:.0%} of the left "
             f"rows: their rows broadcast with those keys cut into {grid.buckets} time "
             f"buckets ({split.hot_mean:.1f} left rows per bucket as a left row sees it, at "
-            f"most {split.hot_most}), bucket ends carried; the rest "
+            f"most {split.hot_most}), empty buckets bridged; the rest "
             f"({_broadcast_reason(cold)})")
 
 

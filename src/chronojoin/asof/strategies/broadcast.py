@@ -23,6 +23,7 @@ in their own tasks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import reduce
 
 from pyspark.sql import Column, DataFrame
@@ -33,6 +34,7 @@ from chronojoin._validate.timetypes import TimeKind
 from chronojoin.asof.buckets import Layout
 from chronojoin.asof.frames import (
     BACK,
+    BUCKET,
     FORWARD,
     LEFT_STRUCT,
     RIGHT_STRUCT,
@@ -62,8 +64,13 @@ def _order(rt: Column, right: RightSpec, forward: bool, slot: int) -> Column:
     return F.struct(rt.alias("t"), *tbs)
 
 
-def _pairs(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: int) -> DataFrame:
-    """Each right row of table ``slot`` paired with the broadcast left times it may match."""
+def pairs(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: int,
+          bucket: Callable[[list[Column], Column], Column] | None = None) -> DataFrame:
+    """Each right row of table ``slot`` paired with the broadcast left times it may match.
+
+    ``bucket(keys, time)``, when given, is one more equality: the bucket a right row
+    falls in must be the query's ``__b`` (for :mod:`hot_broadcast`'s time buckets).
+    """
     keys = key_names(len(right.keys.left))
     rf = right_frame(spec, right, slot).select(
         *[F.col(k).alias(f"__r{k}") for k in keys],
@@ -71,12 +78,17 @@ def _pairs(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: int) -> D
         *tiebreak_names(len(right.tiebreak), slot),
         F.col(slot_name(RIGHT_STRUCT, slot)),
     )
-    cond = keys_equal(queries, rf, keys)
+    equal = keys
+    if bucket is not None:
+        rf = rf.withColumn(f"__r{BUCKET}",
+                           bucket([F.col(f"__r{k}") for k in keys], F.col(_rt(slot))))
+        equal = [*keys, BUCKET]
+    cond = keys_equal(queries, rf, equal)
     time_cond = time_condition(right, F.col(TIME), F.col(_rt(slot)))
     if time_cond is not None:
         cond = time_cond if cond is None else cond & time_cond
-    pairs = rf.join(F.broadcast(queries), on=cond if cond is not None else F.lit(True))
-    return pairs.select(
+    found = rf.join(F.broadcast(queries), on=cond if cond is not None else F.lit(True))
+    return found.select(
         *keys,
         TIME,
         _rt(slot),
@@ -111,13 +123,27 @@ def plan(
 
 def plan_many(left: DataFrame, rights: list[RightSpec], spec: AsofSpec) -> DataFrame:
     """Build one broadcast plan for every right table (all share the left keys)."""
+    return plan_with(left, rights, spec, lambda q, r, slot: pairs(q, r, spec, slot))
+
+
+#: ``(queries, right, slot)`` -> that table's candidate pairs (see :func:`pairs`).
+PairsOf = Callable[[DataFrame, RightSpec, int], DataFrame]
+
+
+def plan_with(left: DataFrame, rights: list[RightSpec], spec: AsofSpec,
+              pairs_of: PairsOf) -> DataFrame:
+    """The broadcast plan, each table's candidate pairs from ``pairs_of``.
+
+    ``pairs_of`` receives the left ``(keys, time)`` queries (NULLs dropped); every pair
+    it returns is a candidate, and the best one per ``(keys, time)`` wins.
+    """
     keys = key_names(len(rights[0].keys.left))
     tagged = left_frame(left, spec, rights[0])
     queries = tagged.select(*keys, TIME).where(not_null(*[F.col(c) for c in [*keys, TIME]]))
     slots = list(enumerate(rights))
-    per_table = [_pairs(queries, r, spec, slot) for slot, r in slots]
-    pairs = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), per_table)
-    winners = pairs.groupBy(*keys, TIME).agg(*[c for slot, r in slots for c in _winners(r, slot)])
+    per_table = [pairs_of(queries, r, slot) for slot, r in slots]
+    found = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), per_table)
+    winners = found.groupBy(*keys, TIME).agg(*[c for slot, r in slots for c in _winners(r, slot)])
     matched = tagged.join(winners, on=[*keys, TIME], how="left")
     return finish(
         matched.select(LEFT_STRUCT, TIME, *winners.columns[len(keys) + 1 :]),
