@@ -81,8 +81,8 @@ def key_counts(df: DataFrame, keys: tuple[str, ...]) -> KeyCounts:
     return KeyCounts(int(row["m"] or 0), int(row["n"] or 0))
 
 
-#: How many of the largest keys :func:`key_profile` returns (more than ``1 / share`` keys
-#: can never each hold ``share`` of the rows for any share >= 1/64).
+#: How many of the largest keys :func:`key_profile` returns: at most ``1 / share`` keys
+#: can each hold more than ``share`` of the rows, so these cover any share >= 1/64.
 TOP_KEYS = 64
 
 

@@ -113,7 +113,6 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
 def choose_many(spec: AsofSpec) -> tuple[str, Layout | None, str]:
     """Return ``(strategy, layout, reason)`` for one plan joining every right table."""
     rights = list(spec.rights)
-    counts = None
     if rights[0].keys and spec.buckets is None:
         counts, top = key_profile(spec.left, rights[0].keys.left, _left_time(spec))
         if _broadcastable(spec, counts) and not any(bucketed_by_keys(r) for r in rights):
