@@ -8,6 +8,7 @@ from contextlib import redirect_stdout
 
 import pandas as pd
 import pytest
+from pyspark.sql import functions as F
 
 import chronojoin as cj
 from tests.asof.data import SPARK_TYPE, as_kind, numeric, random_rows, tolerance_for
@@ -107,6 +108,27 @@ def test_tiebreak_is_deterministic(spark, strategy, direction):
     expected = _oracle(left, right, "int", direction=direction, tiebreak=["tb"])
     assert all(len(s) <= 1 for s in expected)
     _check(out, left, expected, "left")
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("direction", ["backward", "forward", "nearest"])
+def test_ties_without_tiebreak_return_one_whole_row(spark, strategy, direction):
+    # Many ties (12 times), the right side over 7 partitions: every output row's right
+    # columns (including a NULL-able one) must come from a single right row.
+    left, right = random_rows(seed=17, t_max=12)
+    ldf, rdf = _frames(spark, left, right, "int")
+    rdf = rdf.withColumn("w", F.when(F.col("tb") % 3 != 0, F.col("tb") * 7)).repartition(7)
+    out = cj.asof_join(ldf, rdf, on="t", by="k", direction=direction, strategy=strategy)
+    expected = _oracle(left, right, "int", direction=direction)
+    _check(out, left, expected, "left")
+    got = out.where(F.col("rid").isNotNull()).select("rid", "v", "tb", "w", F.col("t_right"))
+    truth = rdf.select("rid", "v", "tb", "w", F.col("t").alias("t_right"))
+    assert got.count() > 0
+    same = [got[c].eqNullSafe(truth[c]) for c in ("rid", "v", "tb", "w", "t_right")]
+    cond = same[0]
+    for c in same[1:]:
+        cond = cond & c
+    assert got.join(truth, cond, "left_semi").count() == got.count()
 
 
 @pytest.mark.parametrize("strategy", NAMED)
@@ -243,3 +265,20 @@ def test_sort_merge_hot_key_buckets_match_the_oracle(spark, direction):
     out = sort_merge.plan(spec.left, spec.rights[0], spec, Layout(buckets=6, hot_keys=(("k0",),)))
     expected = _oracle(left, right, "int", direction=direction, tiebreak=["tb"])
     _check(out, left, expected, "left")
+
+
+@pytest.mark.parametrize(("payload", "hashed"),
+                         [("double", True), ("decimal(38,2)", True), ("string", False)])
+def test_broadcast_winners_hash_aggregate_fixed_width_columns(spark, payload, hashed):
+    """Without tie-breaks and with fixed-width right columns the winners are found by a
+    hash aggregate (no sort of the candidate pairs); other columns keep the sort."""
+    left = spark.createDataFrame([(1, 5, 0)], "k int, t long, label int")
+    right = spark.createDataFrame([(1, 3, "1")], "k int, t long, v string")
+    right = right.withColumn("v", F.col("v").cast(payload))
+    out = cj.asof_join(left, right, on="t", by="k", direction="nearest", strategy="broadcast")
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        out.explain()
+    plan = buffer.getvalue()
+    assert ("SortAggregate" not in plan) == hashed, plan
+    assert [tuple(r) for r in out.collect()] == [(1, 5, 0, 3, right.first()["v"])]

@@ -12,8 +12,12 @@ The winner is ``max_by(value, order)`` with ``order = (time ordinal, tie-breaks)
 (backward) or ``(reversed time ordinal, tie-breaks)`` (forward): the latest or the
 earliest time, then the greatest tie-break values, NULL tie-breaks losing, as in the
 other strategies; ``nearest`` keeps both and :func:`~chronojoin.asof.frames.finish`
-picks one. Several right tables are paired in turn with the same broadcast and share
-the aggregate and the final join.
+picks one. Without tie-breaks and with fixed-width right columns the order is the time
+alone and each column gets its own ``max_by``: all buffers are fixed-width, so Spark
+aggregates in a hash map instead of sorting every candidate pair (:func:`_flat`).
+Several right tables share the broadcast; each gets its own aggregate (a candidate
+pair updates its own table's buffers only), and the winners, hash partitioned on
+``(keys, time)`` alike, join the left rows one table after the other.
 
 Cost: one scan of each right table (no shuffle, no sort on time), about half the
 right rows as candidate pairs with one left row per key (quadratic with many), and
@@ -24,10 +28,10 @@ in their own tasks.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import reduce
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from chronojoin._validate.columns import not_null
 from chronojoin._validate.timetypes import TimeKind
@@ -55,13 +59,20 @@ def _rt(slot: int) -> str:
     return f"__rt{slot}"
 
 
+def _time_order(rt: Column, right: RightSpec, forward: bool) -> Column:
+    """The time as ``max_by`` orders it: reversed for ``forward`` (the earliest wins).
+
+    ``~x`` for longs never overflows, and the map is its own inverse.
+    """
+    if not forward:
+        return rt
+    return -rt if right.time_kind is TimeKind.FLOAT else F.bitwise_not(rt)
+
+
 def _order(rt: Column, right: RightSpec, forward: bool, slot: int) -> Column:
     """The ``max_by`` ordering of one candidate: time first, then the tie-breaks."""
-    if forward:
-        # The earliest time wins: reverse it (``~x`` for longs never overflows).
-        rt = -rt if right.time_kind is TimeKind.FLOAT else F.bitwise_not(rt)
     tbs = [F.col(c) for c in tiebreak_names(len(right.tiebreak), slot)]
-    return F.struct(rt.alias("t"), *tbs)
+    return F.struct(_time_order(rt, right, forward).alias("t"), *tbs)
 
 
 def pairs(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: int,
@@ -97,21 +108,66 @@ def pairs(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: int,
     )
 
 
-def _winners(right: RightSpec, slot: int) -> list[Column]:
-    """The aggregate columns ``__mb<slot>``/``__mf<slot>`` of one right table."""
-    rt, r = F.col(_rt(slot)), F.col(slot_name(RIGHT_STRUCT, slot))
-    # Rows of the other tables (NULL time here) and, for ``nearest``, the other
-    # direction's candidates get a NULL order, which ``max_by`` ignores.
-    before = rt.isNotNull() if right.direction != "nearest" else rt <= F.col(TIME)
-    after = rt.isNotNull() if right.direction != "nearest" else rt > F.col(TIME)
+#: Types an aggregation buffer holds in place (Spark's hash aggregate needs them).
+_FLAT_TYPES = (T.BooleanType, T.ByteType, T.ShortType, T.IntegerType, T.LongType,
+               T.FloatType, T.DoubleType, T.DecimalType, T.DateType, T.TimestampType,
+               T.TimestampNTZType, T.DayTimeIntervalType, T.YearMonthIntervalType)
+
+
+def _flat(right: RightSpec) -> bool:
+    """Whether ``right``'s winner can be found by a hash aggregate, column by column.
+
+    Without tie-breaks the order is the time ordinal alone (a number), and when every
+    output column is fixed-width, ``max_by`` of each column under that one order keeps
+    fixed-width buffers: Spark aggregates them in a hash map instead of sorting every
+    candidate pair. All of a table's ``max_by`` see the same rows in the same order
+    and compare the same order values, so on a tie they all keep the same row.
+    """
+    if right.tiebreak:
+        return False
+    types = {f.name: f.dataType for f in right.df.schema.fields}
+    return all(isinstance(types.get(src), _FLAT_TYPES) for src, _ in right.outputs)
+
+
+def _candidates(right: RightSpec, rt: Column) -> list[tuple[str, Column]]:
+    """``(output slot, condition)`` per direction kept: backward ``__mb``, forward ``__mf``.
+
+    Rows of the other tables (NULL time here) and, for ``nearest``, the other
+    direction's candidates fail the condition, so their order is NULL, which
+    ``max_by`` ignores.
+    """
     out = []
     if right.direction != "forward":
-        order = F.when(before, _order(rt, right, False, slot))
-        out.append(F.max_by(r, order).alias(slot_name(BACK, slot)))
+        out.append((BACK, rt.isNotNull() if right.direction != "nearest" else rt <= F.col(TIME)))
     if right.direction != "backward":
-        order = F.when(after, _order(rt, right, True, slot))
-        out.append(F.max_by(r, order).alias(slot_name(FORWARD, slot)))
+        out.append((FORWARD, rt.isNotNull() if right.direction != "nearest" else rt > F.col(TIME)))
     return out
+
+
+def _winners(right: RightSpec, slot: int) -> tuple[list[Column], list[Column]]:
+    """The aggregates of one right table and the columns ``__mb<slot>``/``__mf<slot>``.
+
+    The first list goes into the ``groupBy(...).agg``, the second selects each
+    winner as the ``{t, v}`` struct :func:`~chronojoin.asof.frames.finish` expects.
+    """
+    rt, r = F.col(_rt(slot)), F.col(slot_name(RIGHT_STRUCT, slot))
+    aggs, structs = [], []
+    for base, when in _candidates(right, rt):
+        name, forward = slot_name(base, slot), base == FORWARD
+        if not _flat(right):
+            aggs.append(F.max_by(r, F.when(when, _order(rt, right, forward, slot))).alias(name))
+            structs.append(F.col(name))
+            continue
+        order = F.when(when, _time_order(rt, right, forward))
+        aggs.append(F.max(order).alias(f"{name}_o"))
+        parts = [f"{name}_{i}" for i in range(len(right.outputs))]
+        aggs.extend(F.max_by(r["v"][out], order).alias(p)
+                    for (_, out), p in zip(right.outputs, parts))
+        o = F.col(f"{name}_o")
+        t = _time_order(o, right, forward)  # the order map is its own inverse
+        value = F.struct(*[F.col(p).alias(out) for (_, out), p in zip(right.outputs, parts)])
+        structs.append(F.when(o.isNotNull(), F.struct(t.alias("t"), value.alias("v"))).alias(name))
+    return aggs, structs
 
 
 def plan(
@@ -140,13 +196,18 @@ def plan_with(left: DataFrame, rights: list[RightSpec], spec: AsofSpec,
     keys = key_names(len(rights[0].keys.left))
     tagged = left_frame(left, spec, rights[0])
     queries = tagged.select(*keys, TIME).where(not_null(*[F.col(c) for c in [*keys, TIME]]))
-    slots = list(enumerate(rights))
-    per_table = [pairs_of(queries, r, slot) for slot, r in slots]
-    found = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), per_table)
-    winners = found.groupBy(*keys, TIME).agg(*[c for slot, r in slots for c in _winners(r, slot)])
-    matched = tagged.join(winners, on=[*keys, TIME], how="left")
+    matched, found = tagged, []
+    for slot, right in enumerate(rights):
+        aggs, structs = _winners(right, slot)
+        # One aggregate per table: each candidate pair updates its own table's
+        # buffers only. The winners are hash partitioned on (keys, time) alike, so
+        # the joins after the first move no more rows.
+        winners = pairs_of(queries, right, slot).groupBy(*keys, TIME).agg(*aggs)
+        winners = winners.select(*keys, TIME, *structs)
+        matched = matched.join(winners, on=[*keys, TIME], how="left")
+        found.extend(winners.columns[len(keys) + 1 :])
     return finish(
-        matched.select(LEFT_STRUCT, TIME, *winners.columns[len(keys) + 1 :]),
+        matched.select(LEFT_STRUCT, TIME, *found),
         left.columns,
         rights,
         spec.how,
