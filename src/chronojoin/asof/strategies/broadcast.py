@@ -21,8 +21,8 @@ pair updates its own table's buffers only), and the winners, hash partitioned on
 
 Cost: one scan of each right table (no shuffle, no sort on time), about half the
 right rows as candidate pairs with one left row per key (quadratic with many), and
-two shuffles of left-sized data. A hot right key costs nothing extra: right rows stay
-in their own tasks.
+one shuffle of left-sized data plus one per right table. A hot right key costs
+nothing extra: right rows stay in their own tasks.
 """
 
 from __future__ import annotations
@@ -132,9 +132,8 @@ def _flat(right: RightSpec) -> bool:
 def _candidates(right: RightSpec, rt: Column) -> list[tuple[str, Column]]:
     """``(output slot, condition)`` per direction kept: backward ``__mb``, forward ``__mf``.
 
-    Rows of the other tables (NULL time here) and, for ``nearest``, the other
-    direction's candidates fail the condition, so their order is NULL, which
-    ``max_by`` ignores.
+    For ``nearest`` the other direction's candidates fail the condition, so their
+    order is NULL, which ``max_by`` ignores.
     """
     out = []
     if right.direction != "forward":
@@ -152,9 +151,10 @@ def _winners(right: RightSpec, slot: int) -> tuple[list[Column], list[Column]]:
     """
     rt, r = F.col(_rt(slot)), F.col(slot_name(RIGHT_STRUCT, slot))
     aggs, structs = [], []
+    flat = _flat(right)
     for base, when in _candidates(right, rt):
         name, forward = slot_name(base, slot), base == FORWARD
-        if not _flat(right):
+        if not flat:
             aggs.append(F.max_by(r, F.when(when, _order(rt, right, forward, slot))).alias(name))
             structs.append(F.col(name))
             continue
