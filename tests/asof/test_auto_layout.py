@@ -3,16 +3,14 @@ choice meets: NULL tie-break values, extreme times, map-typed right columns."""
 
 from __future__ import annotations
 
-import io
 import logging
-from contextlib import redirect_stdout
 
 import pytest
 
 import chronojoin as cj
 from chronojoin._plan.stats import key_counts, key_profile
 from tests.asof.data import random_rows
-from tests.asof.test_conformance import _check, _frames, _oracle
+from tests.asof.test_conformance import _check, _frames, _oracle, _plan_text
 
 
 def _sorted(df, cols):
@@ -53,13 +51,6 @@ def _one_left_row_per_key(spark):
     seen: set = set()
     left = [r for r in left if r["k"] not in seen and not seen.add(r["k"])]
     return left, right, *_frames(spark, left, right, "int")
-
-
-def _plan_text(df) -> str:
-    buffer = io.StringIO()
-    with redirect_stdout(buffer):
-        df.explain()
-    return buffer.getvalue()
 
 
 @pytest.mark.parametrize(("direction", "exact", "tol"), [

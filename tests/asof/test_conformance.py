@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import operator
 import re
 from contextlib import redirect_stdout
+from functools import reduce
 
 import pandas as pd
 import pytest
@@ -49,6 +51,14 @@ def _check(result, left, expected, how):
         else:
             assert rid is None, f"left row {lid}: got right {rid}, expected no match"
     assert len(rows) == len(got)
+
+
+def _plan_text(df) -> str:
+    """The physical plan as ``explain()`` prints it (alike on classic and Connect)."""
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        df.explain()
+    return buffer.getvalue()
 
 
 def _oracle(left, right, kind, **kw):
@@ -124,11 +134,9 @@ def test_ties_without_tiebreak_return_one_whole_row(spark, strategy, direction):
     got = out.where(F.col("rid").isNotNull()).select("rid", "v", "tb", "w", F.col("t_right"))
     truth = rdf.select("rid", "v", "tb", "w", F.col("t").alias("t_right"))
     assert got.count() > 0
-    same = [got[c].eqNullSafe(truth[c]) for c in ("rid", "v", "tb", "w", "t_right")]
-    cond = same[0]
-    for c in same[1:]:
-        cond = cond & c
-    assert got.join(truth, cond, "left_semi").count() == got.count()
+    same = reduce(operator.and_, [got[c].eqNullSafe(truth[c])
+                                  for c in ("rid", "v", "tb", "w", "t_right")])
+    assert got.join(truth, same, "left_semi").count() == got.count()
 
 
 @pytest.mark.parametrize("strategy", NAMED)
@@ -237,12 +245,9 @@ def test_no_key_bucket_ends_read_no_extra_pass(spark, tmp_path):
     previous = spark.conf.get("spark.sql.adaptive.enabled")
     spark.conf.set("spark.sql.adaptive.enabled", "false")
     try:
-        buffer = io.StringIO()
-        with redirect_stdout(buffer):
-            out.explain()
+        plan = _plan_text(out)
     finally:
         spark.conf.set("spark.sql.adaptive.enabled", previous)
-    plan = buffer.getvalue()
     scans = re.findall(r"FileScan parquet \[([^\]]*)\]", plan)
     assert sum(bool(re.search(r"\blt#", c)) for c in scans) == 2, plan
     assert sum(bool(re.search(r"\brt#", c)) for c in scans) == 3, plan
@@ -276,9 +281,6 @@ def test_broadcast_winners_hash_aggregate_fixed_width_columns(spark, payload, ha
     right = spark.createDataFrame([(1, 3, "1")], "k int, t long, v string")
     right = right.withColumn("v", F.col("v").cast(payload))
     out = cj.asof_join(left, right, on="t", by="k", direction="nearest", strategy="broadcast")
-    buffer = io.StringIO()
-    with redirect_stdout(buffer):
-        out.explain()
-    plan = buffer.getvalue()
+    plan = _plan_text(out)
     assert ("SortAggregate" not in plan) == hashed, plan
     assert [tuple(r) for r in out.collect()] == [(1, 5, 0, 3, right.first()["v"])]

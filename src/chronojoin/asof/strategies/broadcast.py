@@ -129,18 +129,23 @@ def _flat(right: RightSpec) -> bool:
     return all(isinstance(types.get(src), _FLAT_TYPES) for src, _ in right.outputs)
 
 
-def _candidates(right: RightSpec, rt: Column) -> list[tuple[str, Column]]:
+def _candidates(right: RightSpec, rt: Column) -> list[tuple[str, Column | None]]:
     """``(output slot, condition)`` per direction kept: backward ``__mb``, forward ``__mf``.
 
-    For ``nearest`` the other direction's candidates fail the condition, so their
-    order is NULL, which ``max_by`` ignores.
+    Only ``nearest`` keeps both, each with a condition on the candidate's side (the
+    other direction's candidates get a NULL order, which ``max_by`` ignores); a single
+    direction's pairs are all candidates (``None``).
     """
-    out = []
-    if right.direction != "forward":
-        out.append((BACK, rt.isNotNull() if right.direction != "nearest" else rt <= F.col(TIME)))
-    if right.direction != "backward":
-        out.append((FORWARD, rt.isNotNull() if right.direction != "nearest" else rt > F.col(TIME)))
-    return out
+    if right.direction == "backward":
+        return [(BACK, None)]
+    if right.direction == "forward":
+        return [(FORWARD, None)]
+    return [(BACK, rt <= F.col(TIME)), (FORWARD, rt > F.col(TIME))]
+
+
+def _only(when: Column | None, order: Column) -> Column:
+    """``order`` where ``when`` holds (NULL elsewhere); ``order`` itself without it."""
+    return order if when is None else F.when(when, order)
 
 
 def _winners(right: RightSpec, slot: int) -> tuple[list[Column], list[Column]]:
@@ -155,10 +160,11 @@ def _winners(right: RightSpec, slot: int) -> tuple[list[Column], list[Column]]:
     for base, when in _candidates(right, rt):
         name, forward = slot_name(base, slot), base == FORWARD
         if not flat:
-            aggs.append(F.max_by(r, F.when(when, _order(rt, right, forward, slot))).alias(name))
+            order = _order(rt, right, forward, slot)
+            aggs.append(F.max_by(r, _only(when, order)).alias(name))
             structs.append(F.col(name))
             continue
-        order = F.when(when, _time_order(rt, right, forward))
+        order = _only(when, _time_order(rt, right, forward))
         aggs.append(F.max(order).alias(f"{name}_o"))
         parts = [f"{name}_{i}" for i in range(len(right.outputs))]
         aggs.extend(F.max_by(r["v"][out], order).alias(p)
