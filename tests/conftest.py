@@ -30,8 +30,11 @@ def _build_session():
         SparkSession.builder.master("local[2]")
         .appName("chronojoin-tests")
         .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.default.parallelism", "4")
+        # Tiny inputs: one partition per core, and expressions interpreted instead of
+        # compiled for every query (the cluster test keeps whole-stage codegen on).
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.sql.codegen.wholeStage", "false")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.memory", "2g")

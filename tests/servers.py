@@ -68,7 +68,8 @@ def connect_server(log_path: Path, master: str = "local[2]") -> Iterator[str]:
         "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
         "--conf", "spark.ui.enabled=false",
         "--conf", "spark.sql.session.timeZone=UTC",
-        "--conf", "spark.sql.shuffle.partitions=4",
+        "--conf", "spark.sql.shuffle.partitions=2",
+        "--conf", "spark.sql.codegen.wholeStage=false",
     ]
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
