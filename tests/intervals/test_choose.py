@@ -110,7 +110,10 @@ def test_sampled_statistics_estimate_the_exact_ones(spark):
     s = spec((pts, ivs))
     exact, est = gather(s), gather(s, 0.3)
     assert est.fraction == 0.3 and est.sampled == pytest.approx(0.3 * 32_000, rel=0.1)
-    for name in ("points", "intervals", "pairs", "max_key_events"):
+    for name in ("points", "intervals", "max_key_events"):
         assert getattr(est, name) == pytest.approx(getattr(exact, name), rel=0.15), name
+    # Pairs multiply two sampled counts per key, and the hot key's 50 intervals are
+    # sampled as about 15 (a relative error of about 0.2 on its share alone).
+    assert est.pairs == pytest.approx(exact.pairs, rel=0.3)
     assert choose(s, est).strategy == choose(s, exact).strategy
     assert gather(s, 0.3) == est  # seeded: the same inputs give the same estimate
