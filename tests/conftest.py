@@ -26,21 +26,19 @@ def _build_session():
     remote = os.environ.get("CHRONOJOIN_TEST_REMOTE")
     if remote:
         return SparkSession.builder.remote(remote).getOrCreate()
-    return (
-        SparkSession.builder.master("local[2]")
-        .appName("chronojoin-tests")
-        .config("spark.sql.session.timeZone", "UTC")
-        # Tiny inputs: one partition per core, and expressions interpreted instead of
-        # compiled for every query (the cluster test keeps whole-stage codegen on).
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.sql.codegen.wholeStage", "false")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", "2g")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .getOrCreate()
-    )
+    from tests.servers import TEST_SESSION_CONF
+
+    conf = {
+        **TEST_SESSION_CONF,
+        "spark.default.parallelism": TEST_SESSION_CONF["spark.sql.shuffle.partitions"],
+        "spark.ui.showConsoleProgress": "false",
+        "spark.driver.memory": "2g",
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+    }
+    builder = SparkSession.builder.master("local[2]").appName("chronojoin-tests")
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,16 @@ import pyspark
 
 SPARK_HOME = Path(pyspark.__file__).parent
 
+#: Settings shared by the tests' local session and their Connect server. Tiny inputs:
+#: one partition per core, and expressions interpreted instead of compiled for every
+#: query (the cluster test keeps whole-stage codegen on).
+TEST_SESSION_CONF = {
+    "spark.sql.session.timeZone": "UTC",
+    "spark.ui.enabled": "false",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.sql.codegen.wholeStage": "false",
+}
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
@@ -66,10 +76,7 @@ def connect_server(log_path: Path, master: str = "local[2]") -> Iterator[str]:
         "--master", master,
         "--conf", f"spark.connect.grpc.binding.port={port}",
         "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
-        "--conf", "spark.ui.enabled=false",
-        "--conf", "spark.sql.session.timeZone=UTC",
-        "--conf", "spark.sql.shuffle.partitions=2",
-        "--conf", "spark.sql.codegen.wholeStage=false",
+        *[arg for k, v in TEST_SESSION_CONF.items() for arg in ("--conf", f"{k}={v}")],
     ]
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
