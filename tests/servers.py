@@ -19,13 +19,16 @@ import pyspark
 SPARK_HOME = Path(pyspark.__file__).parent
 
 #: Settings shared by the tests' local session and their Connect server. Tiny inputs:
-#: one partition per core, and expressions interpreted instead of compiled for every
-#: query (the cluster test keeps whole-stage codegen on).
+#: one partition per core, and every operator and expression interpreted instead of
+#: compiled per query (no whole-stage code, no generated projections: the JVM's JIT
+#: then warms up once instead of for every query's new classes). The cluster test and
+#: ``chronojoin bench --quick`` keep Spark's code generation on.
 TEST_SESSION_CONF = {
     "spark.sql.session.timeZone": "UTC",
     "spark.ui.enabled": "false",
     "spark.sql.shuffle.partitions": "2",
     "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
 }
 
 

@@ -1,8 +1,10 @@
 """Every public operation on small seeded data; run on a cluster and locally alike.
 
-``python -m tests.cluster.operations MASTER OUT LOADER_DIR`` (run from the repository
-root) builds a session on ``MASTER``, runs :func:`operations` and writes each result
-to ``OUT/<name>`` as Parquet.
+``python -m tests.cluster.operations MASTER OUT LOADER_DIR [CLI_ARGS...]`` (run from
+the repository root) builds a session on ``MASTER``, runs :func:`operations` and writes
+each result to ``OUT/<name>`` as Parquet; then it runs the command line with
+``CLI_ARGS`` in the same process (the command reuses the session on ``MASTER``: one
+driver and one set of executors for both).
 """
 
 from __future__ import annotations
@@ -77,8 +79,8 @@ def operations(spark: SparkSession, loader_dir: str) -> dict[str, DataFrame]:
     return out
 
 
-def main(master: str, out: str, loader_dir: str) -> int:
-    """Run every operation on ``master`` and write the results under ``out``."""
+def main(master: str, out: str, loader_dir: str, *cli_args: str) -> int:
+    """Run every operation on ``master``, write the results under ``out``, then the CLI."""
     from chronojoin.bench.cluster import HOST
 
     spark = (
@@ -96,10 +98,16 @@ def main(master: str, out: str, loader_dir: str) -> int:
         for name, df in operations(spark, loader_dir).items():
             df.write.parquet(f"{out}/{name}")
             print(f"wrote {name}")
+        if cli_args:
+            from chronojoin.cli.main import main as cli
+
+            code = cli([*cli_args, "--master", master])
+            if code:
+                return code
     finally:
         spark.stop()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:4]))
+    sys.exit(main(*sys.argv[1:]))
