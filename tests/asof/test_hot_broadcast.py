@@ -155,3 +155,42 @@ def test_auto_one_broadcast_plan_for_several_tables_with_a_hot_key(spark, caplog
     for s in specs:
         chained = cj.asof_join(chained, [s], on="t", by="k", strategy="union")
     assert _sorted(out, out.columns) == _sorted(chained, chained.columns)
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_split_counts_equal_a_full_count(spark, clustered):
+    """The statistics behind ``hot_broadcast``, against a count of every left row."""
+    import math
+
+    from chronojoin._plan.stats import key_profile
+    from chronojoin.asof.choose import _left_time, bucketed_hot_layout, heavy_layout
+    from chronojoin.asof.strategies.hot_broadcast import hot_buckets
+
+    left, _, ldf, rdf = _hot_inputs(spark, clustered=clustered)
+    spec = _spec(ldf, rdf, strategy="auto", tiebreak="tb")
+    counts, top = key_profile(spec.left, ("k",), _left_time(spec))
+    heavy = heavy_layout(spec, counts, top)
+    assert heavy is not None and heavy.hot_keys == (("k0",),)
+    with pytest.MonkeyPatch.context() as mp:   # keep the counts whether the layout fits or not
+        from chronojoin.asof import choose
+
+        mp.setattr(choose, "MAX_LEFT_PER_BUCKET", 10**9)
+        mp.setattr(choose, "MEAN_LEFT_PER_BUCKET", float("inf"))
+        grid, split = bucketed_hot_layout(spec, list(spec.rights), heavy, counts, top)
+    keyed = [r for r in left if r["k"] is not None]
+    cold = {}
+    for r in keyed:
+        if r["k"] != "k0":
+            cold[r["k"]] = cold.get(r["k"], 0) + 1
+    buckets = hot_buckets(grid).grid   # one bucket when every hot time is the same
+    sizes: dict[int, int] = {}
+    for r in keyed:
+        if r["k"] == "k0":   # a NULL time falls in bucket 0, as in the job
+            raw = 0 if r["t"] is None else math.floor((r["t"] - buckets.low) / buckets.width)
+            b = min(max(raw, 0), buckets.count - 1)
+            sizes[b] = sizes.get(b, 0) + 1
+    hot_rows = sum(sizes.values())
+    assert split.cold_most == max(cold.values())
+    assert split.cold_rows == sum(cold.values())
+    assert (split.hot_most, split.hot_rows) == (max(sizes.values()), hot_rows)
+    assert split.hot_mean == pytest.approx(sum(n * n for n in sizes.values()) / hot_rows)

@@ -123,22 +123,20 @@ class SplitCounts(NamedTuple):
     hot_mean: float
 
 
-def split_counts(df: DataFrame, keys: tuple[str, ...], hot: Column, bucket: Column) -> SplitCounts:
-    """Rows per cold key and per ``(hot key, bucket)`` of ``df``, in one job.
+def hot_bucket_counts(df: DataFrame, keys: tuple[str, ...], hot: Column,
+                      bucket: Column) -> tuple[int, int, float]:
+    """Rows per ``(hot key, bucket)`` of ``df``'s hot rows, in one job.
 
-    ``hot`` tells the hot keys' rows, ``bucket`` their time bucket (both computed from
-    ``df``'s columns); only key columns and those two are read.
+    ``hot`` tells the hot keys' rows and ``bucket`` their time bucket (both computed
+    from ``df``'s columns); only those rows are grouped, and only key columns and those
+    two are read. Returns the largest bucket, the hot rows, and the mean bucket size as
+    a hot row sees it (the sum of squared bucket sizes over the hot rows; ``0.0``
+    without hot rows).
     """
     cols = [col(k) for k in keys]
-    groups = (df.where(not_null(*cols))
-              .select(*cols, hot.alias("__hot"), F.when(hot, bucket).alias("__bucket"))
-              .groupBy(*cols, "__hot", "__bucket").agg(F.count(F.lit(1)).alias("__n")))
-    is_hot, n = F.col("__hot"), F.col("__n")
-    row = groups.agg(
-        F.max(F.when(~is_hot, n)).alias("cm"), F.sum(F.when(~is_hot, n)).alias("cn"),
-        F.max(F.when(is_hot, n)).alias("hm"), F.sum(F.when(is_hot, n)).alias("hn"),
-        F.sum(F.when(is_hot, n * n)).alias("hs"),
-    ).collect()[0]
-    hot_rows = int(row["hn"] or 0)
-    return SplitCounts(int(row["cm"] or 0), int(row["cn"] or 0), int(row["hm"] or 0), hot_rows,
-                       float(row["hs"] or 0) / hot_rows if hot_rows else 0.0)
+    groups = (df.where(not_null(*cols) & hot)
+              .groupBy(*cols, bucket.alias("__bucket")).agg(F.count(F.lit(1)).alias("__n")))
+    n = F.col("__n")
+    row = groups.agg(F.max(n).alias("m"), F.sum(n).alias("r"), F.sum(n * n).alias("s")).collect()[0]
+    rows = int(row["r"] or 0)
+    return int(row["m"] or 0), rows, float(row["s"] or 0) / rows if rows else 0.0

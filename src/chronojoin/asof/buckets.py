@@ -59,7 +59,11 @@ class TimeBuckets:
     count: int
 
     def column(self, t: Column) -> Column:
-        """The bucket number of time ordinal ``t`` (NULL for a NULL time)."""
+        """The bucket number of time ordinal ``t``.
+
+        A NULL time falls in bucket 0 (``greatest`` skips NULLs); such a row never
+        matches, so its bucket only decides where it is carried.
+        """
         raw = F.floor((t - F.lit(self.low)) / F.lit(self.width))
         return F.least(F.greatest(raw, F.lit(0)), F.lit(self.count - 1)).cast("int")
 

@@ -12,13 +12,14 @@
   bucket (one task per bucket, each paying the broadcast plan's fixed cost),
   ``exploding`` joins within the buckets instead (no exchange, no sampling job).
 * Keys holding over :data:`HOT_SHARE` of the left rows (read from that job's largest
-  keys, :func:`heavy_layout`) next to keys of a left row or two: a second job
-  (:func:`bucketed_hot_layout`) counts the left rows of the other keys and of the
-  heavy keys' time buckets. When the other keys pass the ``broadcast`` rule
-  and the heavy keys' left times spread over their buckets, ``hot_broadcast``: the
-  other keys through ``broadcast``, the heavy keys' rows through a broadcast whose
-  buckets join the keys (a left time with nothing in its own bucket also meets the
-  nearest non-empty one; the right side is never shuffled).
+  keys, :func:`heavy_layout`) next to keys of a left row or two: the other keys'
+  counts come from that same job, and a second job (:func:`bucketed_hot_layout`,
+  over the heavy keys' rows only) counts the left rows of their time buckets. When
+  the other keys pass the ``broadcast`` rule and the heavy keys' left times spread
+  over their buckets, ``hot_broadcast``: the other keys through ``broadcast``, the
+  heavy keys' rows through a broadcast whose buckets join the keys (a left time with
+  nothing in its own bucket also meets the nearest non-empty one; the right side is
+  never shuffled).
 * Otherwise a seeded 1% sample of the right keys
   (:func:`~chronojoin._plan.stats.sampled_hot_spans`): a key holding more than
   :data:`HOT_SHARE` of it would put a whole timeline on one task, so those keys are
@@ -47,10 +48,10 @@ from chronojoin._plan.stats import (
     HotSpan,
     KeyCounts,
     SplitCounts,
+    hot_bucket_counts,
     key_counts,
     key_profile,
     sampled_hot_spans,
-    split_counts,
 )
 from chronojoin._validate.columns import col
 from chronojoin._validate.timetypes import ordinal
@@ -91,7 +92,7 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
                                    "table read bucket by bucket: sort-merge join within the "
                                    "buckets, best pair per left row")
     heavy = heavy_layout(spec, counts, top)
-    chosen = None if heavy is None else bucketed_hot_layout(spec, [right], heavy, counts)
+    chosen = None if heavy is None else bucketed_hot_layout(spec, [right], heavy, counts, top)
     if chosen is not None:
         return "hot_broadcast", chosen[0], _hot_reason(*chosen)
     layout = hot_layout(spec, [right])
@@ -118,7 +119,7 @@ def choose_many(spec: AsofSpec) -> tuple[str, Layout | None, str]:
         if _broadcastable(spec, counts) and not any(bucketed_by_keys(r) for r in rights):
             return "broadcast", None, _broadcast_reason(counts)
         heavy = heavy_layout(spec, counts, top)
-        chosen = None if heavy is None else bucketed_hot_layout(spec, rights, heavy, counts)
+        chosen = None if heavy is None else bucketed_hot_layout(spec, rights, heavy, counts, top)
         if chosen is not None:
             return "hot_broadcast", chosen[0], _hot_reason(*chosen)
     layout = hot_layout(spec, rights)
@@ -134,7 +135,7 @@ def heavy_layout(spec: AsofSpec, counts: KeyCounts,
     holds that many. ``top`` is the largest keys with their left time ranges, from the
     job that gave ``counts`` (:func:`~chronojoin._plan.stats.key_profile`).
     """
-    threshold = max(MAX_LEFT_PER_KEY, int(HOT_SHARE * counts.rows))
+    threshold = _heavy_threshold(counts)
     if counts.most <= threshold or not _broadcasts_on(spec):
         return None
     found = [s for rows, s in top if rows > threshold]
@@ -145,24 +146,32 @@ def heavy_layout(spec: AsofSpec, counts: KeyCounts,
     return Layout(hot_keys=tuple(s.key for s in found), span=(min(lows), max(highs)))
 
 
+def _heavy_threshold(counts: KeyCounts) -> int:
+    """Left rows a key holds beyond which :func:`heavy_layout` counts it as heavy."""
+    return max(MAX_LEFT_PER_KEY, int(HOT_SHARE * counts.rows))
+
+
 def _left_time(spec: AsofSpec) -> Column:
     """The left time ordinal, as the strategies compare it."""
     return ordinal(col(spec.left_on), spec.left_kind)
 
 
 def bucketed_hot_layout(
-    spec: AsofSpec, rights: list[RightSpec], layout: Layout, counts: KeyCounts
+    spec: AsofSpec, rights: list[RightSpec], layout: Layout, counts: KeyCounts,
+    top: list[tuple[int, HotSpan]],
 ) -> tuple[Layout, SplitCounts] | None:
     """The layout of ``hot_broadcast`` for ``layout``'s hot keys, if it pays.
 
     As many equal-width buckets over the hot keys' time span as the largest key has
     left rows (about one per bucket when its times spread), as long as the broadcast
-    stays under :data:`MAX_BROADCAST_ROWS`. One job counts the left rows of every cold
-    key and of every hot bucket: the layout (with those counts) is returned when the
-    cold keys pass the ``broadcast`` rule and a hot bucket holds about
-    :data:`MEAN_LEFT_PER_BUCKET` left rows (at most :data:`MAX_LEFT_PER_BUCKET`), else
-    ``None`` (without the job when the broadcast cannot fit or a right table is read
-    bucket by bucket).
+    stays under :data:`MAX_BROADCAST_ROWS`. The cold keys' counts come from ``top``
+    (the largest keys, from the job that gave ``counts``: every heavy key is among
+    them, so the largest of the others is the largest cold key); one job counts the
+    left rows of every hot bucket, over the hot keys' rows only. The layout (with those
+    counts) is returned when the cold keys pass the ``broadcast`` rule and a hot bucket
+    holds about :data:`MEAN_LEFT_PER_BUCKET` left rows (at most
+    :data:`MAX_LEFT_PER_BUCKET`), else ``None`` (without the job when the cold keys
+    fail, the broadcast cannot fit or a right table is read bucket by bucket).
     """
     hot_keys = layout.hot_keys or ()
     room = (MAX_BROADCAST_ROWS - counts.rows) // max(1, len(hot_keys))
@@ -170,12 +179,17 @@ def bucketed_hot_layout(
     buckets = hot_buckets(grid)
     if buckets is None or room < 1 or any(bucketed_by_keys(r) for r in rights):
         return None
+    threshold = _heavy_threshold(counts)
+    cold_most = max((rows for rows, _ in top if rows <= threshold), default=0)
+    cold_rows = counts.rows - sum(rows for rows, _ in top if rows > threshold)
+    if cold_most > MAX_LEFT_PER_KEY:
+        return None
     left_keys = [col(k) for k in rights[0].keys.left]
-    split = split_counts(spec.left, rights[0].keys.left, is_hot(left_keys, hot_keys),
-                         buckets.grid.column(_left_time(spec)))
-    fits = (split.cold_most <= MAX_LEFT_PER_KEY
-            and split.hot_most <= MAX_LEFT_PER_BUCKET
-            and split.hot_mean <= MEAN_LEFT_PER_BUCKET)
+    hot_most, hot_rows, hot_mean = hot_bucket_counts(
+        spec.left, rights[0].keys.left, is_hot(left_keys, hot_keys),
+        buckets.grid.column(_left_time(spec)))
+    split = SplitCounts(cold_most, cold_rows, hot_most, hot_rows, hot_mean)
+    fits = hot_most <= MAX_LEFT_PER_BUCKET and hot_mean <= MEAN_LEFT_PER_BUCKET
     return (grid, split) if fits else None
 
 
