@@ -101,9 +101,7 @@ def main(master: str, out: str, loader_dir: str, *cli_args: str) -> int:
         if cli_args:
             from chronojoin.cli.main import main as cli
 
-            code = cli([*cli_args, "--master", master])
-            if code:
-                return code
+            return cli([*cli_args, "--master", master])
     finally:
         spark.stop()
     return 0

@@ -108,21 +108,6 @@ def key_profile(df: DataFrame, keys: tuple[str, ...],
     return KeyCounts(int(row["m"] or 0), int(row["n"] or 0)), spans
 
 
-class SplitCounts(NamedTuple):
-    """Left rows of the cold keys and of the hot keys' time buckets (non-NULL keys).
-
-    ``hot_mean`` is the mean size of a hot bucket as a hot row sees it (the sum of
-    squared bucket sizes over the hot rows): the left rows a right row of the bucket
-    is paired with, up to a half.
-    """
-
-    cold_most: int
-    cold_rows: int
-    hot_most: int
-    hot_rows: int
-    hot_mean: float
-
-
 def hot_bucket_counts(df: DataFrame, keys: tuple[str, ...], hot: Column,
                       bucket: Column) -> tuple[int, int, float]:
     """Rows per ``(hot key, bucket)`` of ``df``'s hot rows, in one job.

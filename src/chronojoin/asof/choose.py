@@ -41,13 +41,13 @@ from __future__ import annotations
 import io
 import logging
 from contextlib import redirect_stdout
+from typing import NamedTuple
 
 from pyspark.sql import Column
 
 from chronojoin._plan.stats import (
     HotSpan,
     KeyCounts,
-    SplitCounts,
     hot_bucket_counts,
     key_counts,
     key_profile,
@@ -74,6 +74,21 @@ MAX_BROADCAST_ROWS = 2_000_000
 #: on average over the hot rows, and in the largest bucket.
 MEAN_LEFT_PER_BUCKET = 4.0
 MAX_LEFT_PER_BUCKET = 64
+
+
+class SplitCounts(NamedTuple):
+    """Left rows of the cold keys and of the hot keys' time buckets (non-NULL keys).
+
+    ``hot_mean`` is the mean size of a hot bucket as a hot row sees it (the sum of
+    squared bucket sizes over the hot rows): the left rows a right row of the bucket
+    is paired with, up to a half.
+    """
+
+    cold_most: int
+    cold_rows: int
+    hot_most: int
+    hot_rows: int
+    hot_mean: float
 
 
 def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
@@ -135,7 +150,7 @@ def heavy_layout(spec: AsofSpec, counts: KeyCounts,
     holds that many. ``top`` is the largest keys with their left time ranges, from the
     job that gave ``counts`` (:func:`~chronojoin._plan.stats.key_profile`).
     """
-    threshold = _heavy_threshold(counts)
+    threshold = max(MAX_LEFT_PER_KEY, int(HOT_SHARE * counts.rows))
     if counts.most <= threshold or not _broadcasts_on(spec):
         return None
     found = [s for rows, s in top if rows > threshold]
@@ -144,11 +159,6 @@ def heavy_layout(spec: AsofSpec, counts: KeyCounts,
     if not found or not lows or not highs:
         return None
     return Layout(hot_keys=tuple(s.key for s in found), span=(min(lows), max(highs)))
-
-
-def _heavy_threshold(counts: KeyCounts) -> int:
-    """Left rows a key holds beyond which :func:`heavy_layout` counts it as heavy."""
-    return max(MAX_LEFT_PER_KEY, int(HOT_SHARE * counts.rows))
 
 
 def _left_time(spec: AsofSpec) -> Column:
@@ -165,8 +175,8 @@ def bucketed_hot_layout(
     As many equal-width buckets over the hot keys' time span as the largest key has
     left rows (about one per bucket when its times spread), as long as the broadcast
     stays under :data:`MAX_BROADCAST_ROWS`. The cold keys' counts come from ``top``
-    (the largest keys, from the job that gave ``counts``: every heavy key is among
-    them, so the largest of the others is the largest cold key); one job counts the
+    (the largest keys, from the job that gave ``counts``: the hot keys were found
+    among them, so the largest of the others is the largest cold key); one job counts the
     left rows of every hot bucket, over the hot keys' rows only. The layout (with those
     counts) is returned when the cold keys pass the ``broadcast`` rule and a hot bucket
     holds about :data:`MEAN_LEFT_PER_BUCKET` left rows (at most
@@ -179,9 +189,8 @@ def bucketed_hot_layout(
     buckets = hot_buckets(grid)
     if buckets is None or room < 1 or any(bucketed_by_keys(r) for r in rights):
         return None
-    threshold = _heavy_threshold(counts)
-    cold_most = max((rows for rows, _ in top if rows <= threshold), default=0)
-    cold_rows = counts.rows - sum(rows for rows, _ in top if rows > threshold)
+    cold_most = max((rows for rows, span in top if span.key not in hot_keys), default=0)
+    cold_rows = counts.rows - sum(rows for rows, span in top if span.key in hot_keys)
     if cold_most > MAX_LEFT_PER_KEY:
         return None
     left_keys = [col(k) for k in rights[0].keys.left]
