@@ -1,0 +1,300 @@
+"""A longer random differential run: random inputs and options against the references.
+
+Each case draws its own inputs and options from its seed (sizes 0 to a few hundred
+rows, NULL keys and times, ties, a hot key, every time type, direction, tolerance,
+``closed``, ``how``, strategy and bucket count), runs the public function and compares
+every left row with the brute-force as-of reference or DuckDB. The suite's conformance
+tests cover fixed cases; this covers the combinations between them. Run it with::
+
+    python -m tests.fuzz --seconds 600            # as-of, then the other joins
+    python -m tests.fuzz asof --seed 1000 --seconds 1200
+
+Each failing case is printed with its seed and options and reruns alone with
+``--seed <seed - 1> --cases 1``. The exit code is the number of failures (at most 100).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import chronojoin as cj
+from chronojoin.asof.buckets import Layout
+from chronojoin.asof.spec import build_spec
+from chronojoin.asof.strategies import hot_split
+from chronojoin.errors import InvalidArgumentError
+from tests.asof.data import EPOCH, SPARK_TYPE, as_kind, numeric, random_rows, tolerance_for
+from tests.band.helpers import intervals, points, to_spark
+from tests.oracles.asof import brute_force
+from tests.oracles.band import (
+    band_condition,
+    overlap_condition,
+    pairs,
+    point_in_condition,
+    spark_pairs,
+)
+from tests.oracles.intervals import (
+    INTERVAL_SCHEMA,
+    POINT_SCHEMA,
+    arrow,
+    assert_same,
+    duckdb_interval_aggregate,
+    random_data,
+    spark_schema,
+)
+
+#: Time ordinals of test time 0 per kind (``hot_broadcast`` spans are ordinals).
+_DAYS = EPOCH.toordinal() - 719_163  # days from 1970-01-01 to the test epoch
+_ORIGIN = {"int": 0.0, "double": 0.0, "date": float(_DAYS),
+           "timestamp": _DAYS * 86_400 * 1e6,
+           "timestamp_ntz": _DAYS * 86_400 * 1e6}
+#: One test time unit as an ordinal, per kind.
+_UNIT = {"int": 1.0, "double": 0.25, "date": 1.0, "timestamp": 1e6, "timestamp_ntz": 1e6}
+
+Case = Callable[[Any, random.Random], dict[str, Any]]
+
+
+def _asof_frames(spark: Any, left: list[dict], right: list[dict], kind: str) -> tuple[Any, Any]:
+    t = SPARK_TYPE[kind]
+    ldf = spark.createDataFrame(
+        [(r["lid"], r["k"], as_kind(r["t"], kind), r["label"]) for r in left],
+        f"lid int, k string, t {t}, label int")
+    rdf = spark.createDataFrame(
+        [(r["rid"], r["k"], as_kind(r["t"], kind), r["v"], r["tb"]) for r in right],
+        f"rid int, k string, t {t}, v double, tb int")
+    return ldf, rdf
+
+
+def _compare(rows: list[Any], left: list[dict], expected: list[set], how: str,
+             rid: str) -> list[str]:
+    """Every left row once (``how="left"``) with one of its allowed right rows."""
+    got: dict[int, list] = {}
+    for r in rows:
+        got.setdefault(r["lid"], []).append(r[rid])
+    errors = []
+    for lrow, allowed in zip(left, expected, strict=True):
+        lid = lrow["lid"]
+        if not allowed and how == "inner":
+            if lid in got:
+                errors.append(f"left {lid} returned without a match")
+        elif lid not in got:
+            errors.append(f"left {lid} missing")
+        elif len(got[lid]) != 1:
+            errors.append(f"left {lid} returned {len(got[lid])} times")
+        elif (got[lid][0] not in allowed) if allowed else (got[lid][0] is not None):
+            errors.append(f"left {lid}: right {got[lid][0]}, expected one of {allowed or '{}'}")
+    return errors
+
+
+def asof_case(spark: Any, rng: random.Random) -> dict[str, Any]:
+    """One as-of join: a public strategy (or auto's hot-key plans) against brute force."""
+    kind = rng.choice(list(SPARK_TYPE))
+    left, right = random_rows(
+        seed=rng.randrange(1 << 30), n_left=rng.choice([0, 1, 40, 150]),
+        n_right=rng.choice([0, 1, 60, 300]), n_keys=rng.choice([1, 3, 20, 150]),
+        t_max=rng.choice([5, 60, 400]), null_share=rng.choice([0.0, 0.05, 0.3]),
+        hot_key=rng.random() < 0.7)
+    if rng.random() < 0.4:  # one left row per key except the hot one: auto's broadcasts
+        seen: set = set()
+        left = [r for r in left if r["k"] in ("k0", None)
+                or (r["k"] not in seen and not seen.add(r["k"]))]
+    opts = {"direction": rng.choice(["backward", "forward", "nearest"]),
+            "allow_exact_matches": rng.random() < 0.6, "tol": rng.choice([None, 0, 3, 20]),
+            "how": rng.choice(["left", "inner"]), "tiebreak": rng.random() < 0.5,
+            "keys": rng.random() < 0.85,
+            "strategy": rng.choice(["exploding", "union", "sort_merge", "broadcast", "auto",
+                                    "auto", "hot_broadcast", "hot_split"])}
+    if opts["strategy"] in ("union", "sort_merge"):
+        opts["buckets"] = rng.choice([None, 1, 3, 50])
+    if opts["strategy"].startswith("hot_"):
+        opts["keys"] = True
+    unit = _UNIT[kind]
+    nums = [[dict(r, t=numeric(r["t"], kind)) for r in side] for side in (left, right)]
+    if not opts["keys"]:
+        nums = [[dict(r, k="one") for r in side] for side in nums]
+    tol = opts["tol"]
+    expected = brute_force(
+        *nums, left_on="t", right_on="t", left_by=["k"], right_by=["k"],
+        direction=opts["direction"], allow_exact_matches=opts["allow_exact_matches"],
+        tolerance=None if tol is None else tol * (unit if kind == "double" else 1),
+        tiebreak=["tb"] if opts["tiebreak"] else None)
+    ldf, rdf = _asof_frames(spark, left, right, kind)
+    if not opts["keys"]:
+        rdf = rdf.drop("k")
+    common = {"direction": opts["direction"], "allow_exact_matches": opts["allow_exact_matches"],
+              "tolerance": tolerance_for(tol, kind), "tiebreak": "tb" if opts["tiebreak"] else None}
+    if opts["strategy"].startswith("hot_"):
+        spec = build_spec(ldf, rdf, on="t", left_on=None, right_on=None, by="k", left_by=None,
+                          right_by=None, how=opts["how"], suffix="_right",
+                          strategy="broadcast", **common)
+        lo, hi = rng.choice([0, -10, 20]), rng.choice([5, 60, 10**7])
+        opts["layout"] = Layout(
+            buckets=rng.choice([1, 2, 7, 40, 500]),
+            hot_keys=(("k0",),) if rng.random() < 0.8 else (("k0",), ("k1",)),
+            span=(_ORIGIN[kind] + lo * unit, _ORIGIN[kind] + hi * unit))
+        build = (hot_split.plan_hot_broadcast if opts["strategy"] == "hot_broadcast"
+                 else hot_split.plan)
+        out = build(spec.left, spec.rights[0], spec, opts["layout"])
+    else:
+        out = cj.asof_join(ldf, rdf, on="t", by="k" if opts["keys"] else None, how=opts["how"],
+                           strategy=opts["strategy"], buckets=opts.get("buckets"), **common)
+    errors = _compare(out.select("lid", "rid").collect(), left, expected, opts["how"], "rid")
+    if opts["strategy"] in ("auto", "union", "broadcast") and rng.random() < 0.4:
+        # The same table twice in one call: both prefixes hold the same answers.
+        specs = [cj.Right(rdf, prefix=p, **common) for p in ("a_", "b_")]
+        both = cj.asof_join(ldf, specs, on="t", by="k" if opts["keys"] else None,
+                            how=opts["how"], strategy=opts["strategy"])
+        rows = both.select("lid", "a_rid", "b_rid").collect()
+        for rid in ("a_rid", "b_rid"):
+            errors += [f"{rid}: {e}" for e in _compare(rows, left, expected, opts["how"], rid)]
+    return {"kind": kind, "rows": (len(left), len(right)), **opts, "errors": errors}
+
+
+def joins_case(spark: Any, rng: random.Random) -> dict[str, Any]:
+    """One band join, point-in-interval join, overlap join or interval aggregate vs DuckDB."""
+    what = rng.choice(["band", "point_in", "overlap", "aggregate", "aggregate"])
+    opts: dict[str, Any] = {
+        "what": what, "closed": rng.choice(["both", "left", "right", "neither"]),
+        "how": rng.choice(["inner", "left"]), "keys": rng.random() < 0.6}
+    by = "k" if opts["keys"] else None
+    seed = rng.randrange(1 << 30)
+    if what == "aggregate":
+        return {**opts, **_aggregate(spark, rng, seed, opts, by)}
+    span = rng.choice([50, 1000, 100_000])
+    n_left, n_right = rng.choice([0, 1, 50, 300]), rng.choice([0, 1, 50, 400])
+    opts.update(span=span, rows=(n_left, n_right),
+                bin_size=rng.choice([None, None, 1, 7, 100, 5000]))
+    keys = [("k", "k")] if by else []
+    common = {"closed": opts["closed"], "how": opts["how"], "by": by, "bin_size": opts["bin_size"]}
+    if what == "band":
+        lp = points(seed, n_left, span=span, keys=rng.choice([1, 3, 30]))
+        rp = points(seed + 1, n_right, span=span)
+        lower = rng.choice([-3000, -50, -10, 0, 10])
+        upper = lower + rng.choice([-5, 0, 5, 60, 2000])
+        opts.update(lower=lower, upper=upper)
+        schema = "id long, k long, t long"
+        out = cj.band_join(to_spark(spark, lp, schema), to_spark(spark, rp, schema), left_on="t",
+                           right_on="t", lower=lower, upper=upper, **common)
+        cond = band_condition(f"l.t + {lower}", "r.t", f"l.t + {upper}", opts["closed"])
+        expected = pairs(lp, rp, cond, keys=keys, how=opts["how"])
+    else:
+        length = rng.choice([0, 5, 30, 500])
+        tail = rng.choice([0.0, 0.0, 0.1])
+        iv = intervals(seed + 2, n_right, span=span, length=length, tail=tail)
+        right = to_spark(spark, iv, "id long, k long, s long, e long")
+        if what == "point_in":
+            lp = points(seed, n_left, span=span)
+            out = cj.interval_join(to_spark(spark, lp, "id long, k long, t long"), right,
+                                   left_start="t", right_start="s", right_end="e", **common)
+            cond = point_in_condition("l.t", "r.s", "r.e", opts["closed"])
+        else:
+            lp = intervals(seed + 3, n_left, span=span, length=rng.choice([0, 5, 30, 500]),
+                           tail=tail)
+            out = cj.interval_join(to_spark(spark, lp, "id long, k long, s long, e long"), right,
+                                   left_start="s", left_end="e", right_start="s", right_end="e",
+                                   **common)
+            cond = overlap_condition("l.s", "l.e", "r.s", "r.e", opts["closed"])
+        expected = pairs(lp, iv, cond, keys=keys, how=opts["how"])
+    got = spark_pairs(out)
+    errors = []
+    if got != expected:
+        errors.append(f"missing {list((expected - got).elements())[:5]}, "
+                      f"unexpected {list((got - expected).elements())[:5]}")
+    return {**opts, "errors": errors}
+
+
+#: Aggregates every strategy computes, and those only ``join`` and ``auto`` do.
+_SWEEPABLE = {"total": ("sum", "v"), "n": ("count", None), "nv": ("count", "v"),
+              "avg": ("mean", "v"), "wsum": ("sum", "w"), "wavg": ("mean", "w")}
+_JOIN_ONLY = {"lo": ("min", "v"), "hi": ("max", "s"), "all": ("collect_list", "v"),
+              "kinds": ("collect_set", "s")}
+
+
+def _aggregate(spark: Any, rng: random.Random, seed: int, opts: dict[str, Any],
+               by: str | None) -> dict[str, Any]:
+    pts, ivs = random_data(seed, n_points=rng.choice([20, 80, 300]),
+                           n_intervals=rng.choice([20, 40, 200]), keys=rng.choice([2, 6, 50]))
+    pts, ivs = pts[: rng.choice([0, 1, len(pts)])], ivs[: rng.choice([0, 1, len(ivs)])]
+    strategy = rng.choice(["sweep", "bucketed_sweep", "join", "auto"])
+    aggs = dict(_SWEEPABLE)
+    if strategy in ("join", "auto") or rng.random() < 0.3:
+        aggs.update(_JOIN_ONLY)
+    buckets = rng.choice([None, 1, 3, 40]) if strategy == "bucketed_sweep" else None
+    pschema = [("k", POINT_SCHEMA[0][1]), *POINT_SCHEMA[1:]]
+    ischema = [("k", INTERVAL_SCHEMA[0][1]), *INTERVAL_SCHEMA[1:]]
+    points_df = spark.createDataFrame(pts, spark_schema(pschema))
+    intervals_df = spark.createDataFrame(ivs, spark_schema(ischema))
+    out = {"strategy": strategy, "buckets": buckets, "rows": (len(pts), len(ivs)),
+           "functions": sorted({f for f, _ in aggs.values()})}
+    try:
+        result = cj.interval_aggregate(points_df, intervals_df, by=by, time="time", start="start",
+                                       end="end", aggs=aggs, closed=opts["closed"],
+                                       how=opts["how"], strategy=strategy, buckets=buckets)
+    except InvalidArgumentError:
+        if strategy in ("sweep", "bucketed_sweep") and len(aggs) > len(_SWEEPABLE):
+            return {**out, "errors": []}  # a sweep refuses min/max/collect: as documented
+        raise
+    keys = ["k"] if by else []
+    expected = duckdb_interval_aggregate(
+        arrow(pts, pschema), arrow(ivs, ischema), left_by=keys, right_by=keys, time="time",
+        start="start", end="end", aggs=aggs, closed=opts["closed"], how=opts["how"])
+    try:
+        assert_same(result.select(*[c for c, _ in pschema], *aggs).collect(), expected)
+    except AssertionError as e:
+        return {**out, "errors": [str(e)[:500]]}
+    return {**out, "errors": []}
+
+
+CASES: dict[str, Case] = {"asof": asof_case, "joins": joins_case}
+
+
+def run(spark: Any, family: str, *, seed: int, seconds: float | None = None,
+        cases: int | None = None, out: Any = sys.stdout) -> int:
+    """Run cases of ``family`` from ``seed + 1`` on until ``seconds`` or ``cases`` run out.
+
+    Every case is printed when it fails (its seed reruns it); returns the failure count.
+    """
+    deadline = None if seconds is None else time.monotonic() + seconds
+    done = failed = 0
+    while (cases is None or done < cases) and (deadline is None or time.monotonic() < deadline):
+        seed += 1
+        try:
+            result = CASES[family](spark, random.Random(seed))
+        except Exception as e:  # a crash is a failure of the case, reported with its seed
+            result = {"errors": [f"raised {e!r}"[:500]]}
+        done += 1
+        if result["errors"]:
+            failed += 1
+            print(f"FAIL {family} seed={seed}: {result}", file=out, flush=True)
+    print(f"{family}: {done} cases, {failed} failed (seeds {seed - done + 1}..{seed})",
+          file=out, flush=True)
+    return failed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.fuzz",
+                                     description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("family", nargs="?", choices=[*CASES, "all"], default="all")
+    parser.add_argument("--seed", type=int, default=0, help="cases use seed+1, seed+2, ...")
+    parser.add_argument("--seconds", type=float, default=600.0,
+                        help="time for each family (default 600)")
+    parser.add_argument("--cases", type=int, default=None, help="stop after this many per family")
+    args = parser.parse_args(argv)
+    from tests.conftest import _build_session
+
+    spark = _build_session()
+    families = list(CASES) if args.family == "all" else [args.family]
+    try:
+        failed = sum(run(spark, f, seed=args.seed, seconds=args.seconds, cases=args.cases)
+                     for f in families)
+    finally:
+        spark.stop()
+    return min(failed, 100)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
