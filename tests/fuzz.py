@@ -27,7 +27,8 @@ from chronojoin.asof.buckets import Layout
 from chronojoin.asof.spec import build_spec
 from chronojoin.asof.strategies import hot_split
 from chronojoin.errors import InvalidArgumentError
-from tests.asof.data import EPOCH, SPARK_TYPE, as_kind, numeric, random_rows, tolerance_for
+from tests.asof.data import SPARK_TYPE, numeric, ordinal, random_rows, tolerance_for
+from tests.asof.test_conformance import _check, _frames
 from tests.band.helpers import intervals, points, to_spark
 from tests.oracles.asof import brute_force
 from tests.oracles.band import (
@@ -47,47 +48,7 @@ from tests.oracles.intervals import (
     spark_schema,
 )
 
-#: Time ordinals of test time 0 per kind (``hot_broadcast`` spans are ordinals).
-_DAYS = EPOCH.toordinal() - 719_163  # days from 1970-01-01 to the test epoch
-_ORIGIN = {"int": 0.0, "double": 0.0, "date": float(_DAYS),
-           "timestamp": _DAYS * 86_400 * 1e6,
-           "timestamp_ntz": _DAYS * 86_400 * 1e6}
-#: One test time unit as an ordinal, per kind.
-_UNIT = {"int": 1.0, "double": 0.25, "date": 1.0, "timestamp": 1e6, "timestamp_ntz": 1e6}
-
 Case = Callable[[Any, random.Random], dict[str, Any]]
-
-
-def _asof_frames(spark: Any, left: list[dict], right: list[dict], kind: str) -> tuple[Any, Any]:
-    t = SPARK_TYPE[kind]
-    ldf = spark.createDataFrame(
-        [(r["lid"], r["k"], as_kind(r["t"], kind), r["label"]) for r in left],
-        f"lid int, k string, t {t}, label int")
-    rdf = spark.createDataFrame(
-        [(r["rid"], r["k"], as_kind(r["t"], kind), r["v"], r["tb"]) for r in right],
-        f"rid int, k string, t {t}, v double, tb int")
-    return ldf, rdf
-
-
-def _compare(rows: list[Any], left: list[dict], expected: list[set], how: str,
-             rid: str) -> list[str]:
-    """Every left row once (``how="left"``) with one of its allowed right rows."""
-    got: dict[int, list] = {}
-    for r in rows:
-        got.setdefault(r["lid"], []).append(r[rid])
-    errors = []
-    for lrow, allowed in zip(left, expected, strict=True):
-        lid = lrow["lid"]
-        if not allowed and how == "inner":
-            if lid in got:
-                errors.append(f"left {lid} returned without a match")
-        elif lid not in got:
-            errors.append(f"left {lid} missing")
-        elif len(got[lid]) != 1:
-            errors.append(f"left {lid} returned {len(got[lid])} times")
-        elif (got[lid][0] not in allowed) if allowed else (got[lid][0] is not None):
-            errors.append(f"left {lid}: right {got[lid][0]}, expected one of {allowed or '{}'}")
-    return errors
 
 
 def asof_case(spark: Any, rng: random.Random) -> dict[str, Any]:
@@ -112,7 +73,6 @@ def asof_case(spark: Any, rng: random.Random) -> dict[str, Any]:
         opts["buckets"] = rng.choice([None, 1, 3, 50])
     if opts["strategy"].startswith("hot_"):
         opts["keys"] = True
-    unit = _UNIT[kind]
     nums = [[dict(r, t=numeric(r["t"], kind)) for r in side] for side in (left, right)]
     if not opts["keys"]:
         nums = [[dict(r, k="one") for r in side] for side in nums]
@@ -120,9 +80,9 @@ def asof_case(spark: Any, rng: random.Random) -> dict[str, Any]:
     expected = brute_force(
         *nums, left_on="t", right_on="t", left_by=["k"], right_by=["k"],
         direction=opts["direction"], allow_exact_matches=opts["allow_exact_matches"],
-        tolerance=None if tol is None else tol * (unit if kind == "double" else 1),
+        tolerance=numeric(tol, kind),
         tiebreak=["tb"] if opts["tiebreak"] else None)
-    ldf, rdf = _asof_frames(spark, left, right, kind)
+    ldf, rdf = _frames(spark, left, right, kind)
     if not opts["keys"]:
         rdf = rdf.drop("k")
     common = {"direction": opts["direction"], "allow_exact_matches": opts["allow_exact_matches"],
@@ -135,22 +95,26 @@ def asof_case(spark: Any, rng: random.Random) -> dict[str, Any]:
         opts["layout"] = Layout(
             buckets=rng.choice([1, 2, 7, 40, 500]),
             hot_keys=(("k0",),) if rng.random() < 0.8 else (("k0",), ("k1",)),
-            span=(_ORIGIN[kind] + lo * unit, _ORIGIN[kind] + hi * unit))
+            span=(ordinal(lo, kind), ordinal(hi, kind)))
         build = (hot_split.plan_hot_broadcast if opts["strategy"] == "hot_broadcast"
                  else hot_split.plan)
         out = build(spec.left, spec.rights[0], spec, opts["layout"])
     else:
         out = cj.asof_join(ldf, rdf, on="t", by="k" if opts["keys"] else None, how=opts["how"],
                            strategy=opts["strategy"], buckets=opts.get("buckets"), **common)
-    errors = _compare(out.select("lid", "rid").collect(), left, expected, opts["how"], "rid")
+    results = {"rid": out}
     if opts["strategy"] in ("auto", "union", "broadcast") and rng.random() < 0.4:
         # The same table twice in one call: both prefixes hold the same answers.
         specs = [cj.Right(rdf, prefix=p, **common) for p in ("a_", "b_")]
         both = cj.asof_join(ldf, specs, on="t", by="k" if opts["keys"] else None,
                             how=opts["how"], strategy=opts["strategy"])
-        rows = both.select("lid", "a_rid", "b_rid").collect()
-        for rid in ("a_rid", "b_rid"):
-            errors += [f"{rid}: {e}" for e in _compare(rows, left, expected, opts["how"], rid)]
+        results.update({rid: both.withColumnRenamed(rid, "rid") for rid in ("a_rid", "b_rid")})
+    errors = []
+    for rid, result in results.items():
+        try:
+            _check(result, left, expected, opts["how"])
+        except AssertionError as e:
+            errors.append(f"{rid}: {e}")
     return {"kind": kind, "rows": (len(left), len(right)), **opts, "errors": errors}
 
 

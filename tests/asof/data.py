@@ -53,6 +53,19 @@ def numeric(value, kind: str):
     return float(value) / 4 if kind == "double" else int(value)
 
 
+def ordinal(value: float, kind: str) -> float:
+    """The time ordinal chronojoin compares for test time ``value`` (UTC sessions).
+
+    Microseconds for timestamps, days for dates, the number itself otherwise; what a
+    layout's time ``span`` is given in.
+    """
+    if kind in ("timestamp", "timestamp_ntz"):
+        return (EPOCH.replace(tzinfo=dt.timezone.utc).timestamp() + value) * 1_000_000
+    if kind == "date":
+        return float((EPOCH.date() - dt.date(1970, 1, 1)).days + value)
+    return value / 4 if kind == "double" else float(value)
+
+
 def tolerance_for(tol: int | None, kind: str):
     """The tolerance argument, in the duration form each time type takes."""
     if tol is None:

@@ -9,7 +9,6 @@ and several right tables; then ``auto``'s choice of it.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import logging
 
@@ -19,7 +18,7 @@ import chronojoin as cj
 from chronojoin.asof.buckets import Layout
 from chronojoin.asof.spec import build_spec
 from chronojoin.asof.strategies import hot_split
-from tests.asof.data import EPOCH, random_rows, tolerance_for
+from tests.asof.data import ordinal, random_rows, tolerance_for
 from tests.asof.test_auto_layout import _plan_text, _sorted
 from tests.asof.test_conformance import _check, _frames, _oracle
 
@@ -50,15 +49,6 @@ def test_hot_buckets_match_the_oracle(spark, direction, exact, tol, how, buckets
     _check(out, left, expected, how)
 
 
-def _ordinal(t: int, kind: str) -> float:
-    """The time ordinal chronojoin compares for test time ``t`` (UTC sessions)."""
-    if kind == "timestamp":
-        return (EPOCH.replace(tzinfo=dt.timezone.utc).timestamp() + t) * 1_000_000
-    if kind == "date":
-        return float((EPOCH.date() - dt.date(1970, 1, 1)).days + t)
-    return t / 4
-
-
 @pytest.mark.parametrize(("kind", "span"), [("timestamp", (20, 30)), ("double", (-5, 500)),
                                             ("date", (20, 30))])
 def test_spans_narrower_or_wider_than_the_times(spark, kind, span):
@@ -67,7 +57,7 @@ def test_spans_narrower_or_wider_than_the_times(spark, kind, span):
     ldf, rdf = _frames(spark, left, right, kind)
     spec = _spec(ldf, rdf, direction="nearest", tiebreak="tb")
     layout = Layout(buckets=9, hot_keys=(("k0",),),
-                    span=(_ordinal(span[0], kind), _ordinal(span[1], kind)))
+                    span=(ordinal(span[0], kind), ordinal(span[1], kind)))
     out = hot_split.plan_hot_broadcast(spec.left, spec.rights[0], spec, layout)
     expected = _oracle(left, right, kind, direction="nearest", tiebreak=["tb"])
     _check(out, left, expected, "left")
