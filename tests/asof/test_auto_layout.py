@@ -8,7 +8,7 @@ import logging
 import pytest
 
 import chronojoin as cj
-from chronojoin._plan.stats import key_counts, key_profile
+from chronojoin._plan.stats import key_counts, key_profile, sampled_hot_spans
 from tests.asof.data import random_rows
 from tests.asof.test_conformance import _check, _frames, _oracle, _plan_text
 
@@ -143,6 +143,22 @@ def test_key_profile_counts_and_largest_keys_in_one_job(spark):
     assert all(n == 1 and s.key[0] is not None for n, s in top[2:])
     empty_counts, empty_top = key_profile(df.where("t > 100"), ("k",), df["t"])
     assert (empty_counts, empty_top) == ((0, 0), [])
+
+
+def test_sampled_hot_spans_largest_first_without_null_keys(spark):
+    """Keys over the share of the sample, largest first, with their time ranges; a
+    NULL key never listed however many rows it holds; both thresholds apply."""
+    rows = [(None, t) for t in range(50)] + [("a", t) for t in range(30)]
+    rows += [("b", t) for t in range(100, 140)] + [(f"z{i}", i) for i in range(30)]
+    df = spark.createDataFrame(rows, "k string, t int")
+    t = df["t"].cast("double")
+    assert sampled_hot_spans(df, ("k",), t, 0.1, fraction=1.0, min_sampled=1) == [
+        (("b",), 100.0, 139.0), (("a",), 0.0, 29.0)]
+    assert sampled_hot_spans(df, ("k",), None, 0.2, fraction=1.0, min_sampled=1) == [
+        (("b",), None, None)]
+    assert sampled_hot_spans(df, ("k",), t, 0.1, fraction=1.0, min_sampled=35) == [
+        (("b",), 100.0, 139.0)]
+    assert sampled_hot_spans(df.where("t > 1000"), ("k",), t, 0.1, fraction=1.0) == []
 
 
 @pytest.mark.parametrize(("direction", "exact", "tol", "how"), [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from chronojoin._validate.columns import col, not_null
@@ -16,6 +16,19 @@ class HotSpan(NamedTuple):
     key: tuple[object, ...]
     low: float | None
     high: float | None
+
+
+class KeyCounts(NamedTuple):
+    """Rows per non-NULL key of a frame: the most any key holds, and their total."""
+
+    most: int
+    rows: int
+
+
+#: How many of the largest keys :func:`key_profile` and :func:`sampled_hot_spans` keep:
+#: at most ``1 / share`` keys can each hold more than ``share`` of the rows, so these
+#: cover any share >= 1/64.
+TOP_KEYS = 64
 
 
 def sampled_hot_spans(
@@ -39,34 +52,37 @@ def sampled_hot_spans(
     if not keys:
         return []
     cols = [col(k) for k in keys]
-    sample = df.sample(fraction=fraction, seed=seed)
-    counts = _per_key(sample, cols, time)
-    total = F.sum("__n").over(Window.partitionBy())
-    return _top(counts.withColumn("__total", total),
-                (F.col("__n") >= min_sampled) & (F.col("__n") > F.col("__total") * share),
-                len(keys), time is not None)
+    counts = _per_key(df.sample(fraction=fraction, seed=seed), cols, time)
+    # The sample's total and largest keys from one global aggregate, as in
+    # :func:`key_profile` (a window for the total would move every key's count into one
+    # partition): the keys over ``share`` are among the largest.
+    (_, total), top = _largest(counts, len(keys))
+    return [span for n, span in top
+            if n >= min_sampled and n > total * share and all(v is not None for v in span.key)]
 
 
 def _per_key(df: DataFrame, cols: list[Column], time: Column | None) -> DataFrame:
-    """Rows (``__n``) and, with ``time``, its range (``__low``, ``__high``) per key."""
-    ranges = [] if time is None else [F.min(time).alias("__low"), F.max(time).alias("__high")]
-    return df.groupBy(*cols).agg(F.count(F.lit(1)).alias("__n"), *ranges)
+    """Rows (``__n``) and its time range (``__low``, ``__high``; NULL without ``time``)."""
+    none = F.lit(None).cast("double")
+    low, high = (none, none) if time is None else (F.min(time), F.max(time))
+    return df.groupBy(*cols).agg(F.count(F.lit(1)).alias("__n"), low.alias("__low"),
+                                 high.alias("__high"))
 
 
-def _top(counts: DataFrame, where: Column, n_keys: int, timed: bool,
-         limit: int = 64) -> list[HotSpan]:
-    """The (at most ``limit``) largest keys of ``counts`` passing ``where``, non-NULL."""
-    top = counts.where(where).orderBy(F.col("__n").desc()).limit(limit).collect()
-    spans = [HotSpan(tuple(row[:n_keys]), row["__low"] if timed else None,
-                     row["__high"] if timed else None) for row in top]
-    return [s for s in spans if all(v is not None for v in s.key)]
+def _largest(per_key: DataFrame, n_keys: int) -> tuple[KeyCounts, list[tuple[int, HotSpan]]]:
+    """The most and total ``__n`` of ``per_key`` and its :data:`TOP_KEYS` largest keys.
 
-
-class KeyCounts(NamedTuple):
-    """Rows per non-NULL key of a frame: the most any key holds, and their total."""
-
-    most: int
-    rows: int
+    One global aggregate (``max_by`` with a count keeps the largest keys); largest
+    first, each as ``(rows, span)``.
+    """
+    entry = F.struct(*[F.col(c) for c in per_key.columns[:n_keys]],
+                     F.col("__n"), F.col("__low"), F.col("__high"))
+    row = per_key.agg(F.max("__n").alias("m"), F.sum("__n").alias("n"),
+                      F.max_by(entry, F.col("__n"), TOP_KEYS).alias("top")).collect()[0]
+    top = sorted(row["top"] or [], key=lambda r: -int(r[n_keys]))
+    spans = [(int(r[n_keys]), HotSpan(tuple(r[:n_keys]), r[n_keys + 1], r[n_keys + 2]))
+             for r in top]
+    return KeyCounts(int(row["m"] or 0), int(row["n"] or 0)), spans
 
 
 def key_counts(df: DataFrame, keys: tuple[str, ...]) -> KeyCounts:
@@ -81,11 +97,6 @@ def key_counts(df: DataFrame, keys: tuple[str, ...]) -> KeyCounts:
     return KeyCounts(int(row["m"] or 0), int(row["n"] or 0))
 
 
-#: How many of the largest keys :func:`key_profile` returns: at most ``1 / share`` keys
-#: can each hold more than ``share`` of the rows, so these cover any share >= 1/64.
-TOP_KEYS = 64
-
-
 def key_profile(df: DataFrame, keys: tuple[str, ...],
                 time: Column) -> tuple[KeyCounts, list[tuple[int, HotSpan]]]:
     """:func:`key_counts` and the :data:`TOP_KEYS` largest keys with their time ranges.
@@ -97,15 +108,7 @@ def key_profile(df: DataFrame, keys: tuple[str, ...],
     span)``.
     """
     cols = [col(k) for k in keys]
-    per_key = _per_key(df.where(not_null(*cols)), cols, time)
-    entry = F.struct(*[F.col(c) for c in per_key.columns[: len(keys)]],
-                     F.col("__n"), F.col("__low"), F.col("__high"))
-    row = per_key.agg(F.max("__n").alias("m"), F.sum("__n").alias("n"),
-                      F.max_by(entry, F.col("__n"), TOP_KEYS).alias("top")).collect()[0]
-    n = len(keys)
-    top = sorted(row["top"] or [], key=lambda r: -int(r[n]))
-    spans = [(int(r[n]), HotSpan(tuple(r[:n]), r[n + 1], r[n + 2])) for r in top]
-    return KeyCounts(int(row["m"] or 0), int(row["n"] or 0)), spans
+    return _largest(_per_key(df.where(not_null(*cols)), cols, time), len(keys))
 
 
 def hot_bucket_counts(df: DataFrame, keys: tuple[str, ...], hot: Column,
