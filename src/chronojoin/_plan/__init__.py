@@ -1,1 +1,1 @@
-"""Plan builders shared by every family: output projection, time ordinals, statistics."""
+"""Plan builders shared by every family: output projection, statistics, bucket windows."""

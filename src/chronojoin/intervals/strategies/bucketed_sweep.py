@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column, Window
 from pyspark.sql import functions as F
 
+from chronojoin._plan.windows import over_buckets
 from chronojoin.intervals.events import (
     POINT,
     RANK,
@@ -96,10 +97,7 @@ def build(spec: IntervalSpec, plan: Plan) -> DataFrame:
         ev.groupBy(*keys, BUCKET)
         .agg(*[F.sum(d).alias(d) for d in deltas])
     )
-    earlier = (
-        Window.partitionBy(*keys).orderBy(BUCKET)
-        .rowsBetween(Window.unboundedPreceding, -1)
-    )
+    earlier = over_buckets(keys, BUCKET).rowsBetween(Window.unboundedPreceding, -1)
     carry = totals.select(
         *keys, BUCKET,
         F.lit(None).cast(ev.schema[T_COL].dataType).alias(T_COL),
