@@ -1,1 +1,1 @@
-"""Plan builders shared by every family: output projection, statistics, bucket windows."""
+"""Plan builders shared by every family: output projection, time ordinals, statistics."""

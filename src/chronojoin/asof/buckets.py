@@ -30,7 +30,6 @@ from functools import reduce
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from chronojoin._plan.windows import over_buckets
 from chronojoin._validate.columns import col
 from chronojoin.asof.frames import BACK, BUCKET, FORWARD, RIGHT_STRUCT, TIME, slot_name
 
@@ -202,7 +201,7 @@ def carry(
                                                          layout.hot_keys or ()))
         per_bucket = _ends_by_time(rows, part, tables, _every_bucket(union, keys, layout))
     carried = []
-    w = over_buckets(keys, BUCKET)
+    w = Window.partitionBy(*keys).orderBy(BUCKET) if keys else Window.orderBy(BUCKET)
     prev = w.rowsBetween(Window.unboundedPreceding, -1)
     nxt = w.rowsBetween(1, Window.unboundedFollowing)
     for t in tables:

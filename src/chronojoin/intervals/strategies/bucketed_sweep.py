@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column, Window
 from pyspark.sql import functions as F
 
-from chronojoin._plan.windows import over_buckets
 from chronojoin.intervals.events import (
     POINT,
     RANK,
@@ -97,7 +96,10 @@ def build(spec: IntervalSpec, plan: Plan) -> DataFrame:
         ev.groupBy(*keys, BUCKET)
         .agg(*[F.sum(d).alias(d) for d in deltas])
     )
-    earlier = over_buckets(keys, BUCKET).rowsBetween(Window.unboundedPreceding, -1)
+    earlier = (
+        Window.partitionBy(*keys).orderBy(BUCKET)
+        .rowsBetween(Window.unboundedPreceding, -1)
+    )
     carry = totals.select(
         *keys, BUCKET,
         F.lit(None).cast(ev.schema[T_COL].dataType).alias(T_COL),
