@@ -30,6 +30,7 @@ from chronojoin.errors import InvalidArgumentError
 from tests.asof.data import SPARK_TYPE, numeric, ordinal, random_rows, tolerance_for
 from tests.asof.test_conformance import _check, _frames
 from tests.band.helpers import intervals, points, to_spark
+from tests.intervals.test_conformance import EVERYTHING, STRATEGIES, SWEEPABLE
 from tests.oracles.asof import brute_force
 from tests.oracles.band import (
     band_condition,
@@ -127,7 +128,7 @@ def joins_case(spark: Any, rng: random.Random) -> dict[str, Any]:
     by = "k" if opts["keys"] else None
     seed = rng.randrange(1 << 30)
     if what == "aggregate":
-        return {**opts, **_aggregate(spark, rng, seed, opts, by)}
+        return {**opts, **_aggregate(spark, rng, seed, opts)}
     span = rng.choice([50, 1000, 100_000])
     n_left, n_right = rng.choice([0, 1, 50, 300]), rng.choice([0, 1, 50, 400])
     opts.update(span=span, rows=(n_left, n_right),
@@ -171,27 +172,18 @@ def joins_case(spark: Any, rng: random.Random) -> dict[str, Any]:
     return {**opts, "errors": errors}
 
 
-#: Aggregates every strategy computes, and those only ``join`` and ``auto`` do.
-_SWEEPABLE = {"total": ("sum", "v"), "n": ("count", None), "nv": ("count", "v"),
-              "avg": ("mean", "v"), "wsum": ("sum", "w"), "wavg": ("mean", "w")}
-_JOIN_ONLY = {"lo": ("min", "v"), "hi": ("max", "s"), "all": ("collect_list", "v"),
-              "kinds": ("collect_set", "s")}
-
-
-def _aggregate(spark: Any, rng: random.Random, seed: int, opts: dict[str, Any],
-               by: str | None) -> dict[str, Any]:
+def _aggregate(spark: Any, rng: random.Random, seed: int,
+               opts: dict[str, Any]) -> dict[str, Any]:
     pts, ivs = random_data(seed, n_points=rng.choice([20, 80, 300]),
                            n_intervals=rng.choice([20, 40, 200]), keys=rng.choice([2, 6, 50]))
     pts, ivs = pts[: rng.choice([0, 1, len(pts)])], ivs[: rng.choice([0, 1, len(ivs)])]
-    strategy = rng.choice(["sweep", "bucketed_sweep", "join", "auto"])
-    aggs = dict(_SWEEPABLE)
-    if strategy in ("join", "auto") or rng.random() < 0.3:
-        aggs.update(_JOIN_ONLY)
+    strategy = rng.choice(STRATEGIES)
+    # min/max/collect only where every strategy computes them, and sometimes for a sweep.
+    aggs = EVERYTHING if strategy in ("join", "auto") or rng.random() < 0.3 else SWEEPABLE
     buckets = rng.choice([None, 1, 3, 40]) if strategy == "bucketed_sweep" else None
-    pschema = [("k", POINT_SCHEMA[0][1]), *POINT_SCHEMA[1:]]
-    ischema = [("k", INTERVAL_SCHEMA[0][1]), *INTERVAL_SCHEMA[1:]]
-    points_df = spark.createDataFrame(pts, spark_schema(pschema))
-    intervals_df = spark.createDataFrame(ivs, spark_schema(ischema))
+    by = "id" if opts["keys"] else None
+    points_df = spark.createDataFrame(pts, spark_schema(POINT_SCHEMA))
+    intervals_df = spark.createDataFrame(ivs, spark_schema(INTERVAL_SCHEMA))
     out = {"strategy": strategy, "buckets": buckets, "rows": (len(pts), len(ivs)),
            "functions": sorted({f for f, _ in aggs.values()})}
     try:
@@ -199,15 +191,15 @@ def _aggregate(spark: Any, rng: random.Random, seed: int, opts: dict[str, Any],
                                        end="end", aggs=aggs, closed=opts["closed"],
                                        how=opts["how"], strategy=strategy, buckets=buckets)
     except InvalidArgumentError:
-        if strategy in ("sweep", "bucketed_sweep") and len(aggs) > len(_SWEEPABLE):
+        if strategy in ("sweep", "bucketed_sweep") and aggs is EVERYTHING:
             return {**out, "errors": []}  # a sweep refuses min/max/collect: as documented
         raise
-    keys = ["k"] if by else []
+    keys = [by] if by else []
     expected = duckdb_interval_aggregate(
-        arrow(pts, pschema), arrow(ivs, ischema), left_by=keys, right_by=keys, time="time",
-        start="start", end="end", aggs=aggs, closed=opts["closed"], how=opts["how"])
+        arrow(pts, POINT_SCHEMA), arrow(ivs, INTERVAL_SCHEMA), left_by=keys, right_by=keys,
+        time="time", start="start", end="end", aggs=aggs, closed=opts["closed"], how=opts["how"])
     try:
-        assert_same(result.select(*[c for c, _ in pschema], *aggs).collect(), expected)
+        assert_same(result.select(*[c for c, _ in POINT_SCHEMA], *aggs).collect(), expected)
     except AssertionError as e:
         return {**out, "errors": [str(e)[:500]]}
     return {**out, "errors": []}
