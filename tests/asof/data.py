@@ -63,7 +63,7 @@ def ordinal(value: float, kind: str) -> float:
         return (EPOCH.replace(tzinfo=dt.timezone.utc).timestamp() + value) * 1_000_000
     if kind == "date":
         return float((EPOCH.date() - dt.date(1970, 1, 1)).days + value)
-    return value / 4 if kind == "double" else float(value)
+    return float(numeric(value, kind))
 
 
 def tolerance_for(tol: int | None, kind: str):
