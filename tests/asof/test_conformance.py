@@ -272,6 +272,38 @@ def test_sort_merge_hot_key_buckets_match_the_oracle(spark, direction):
     _check(out, left, expected, "left")
 
 
+def _carrying_plans(spark):
+    """Every plan that carries rows between time buckets, looking both ways."""
+    from chronojoin.asof.buckets import Layout
+    from chronojoin.asof.spec import build_spec
+    from chronojoin.asof.strategies import hot_split, sort_merge
+
+    left, right = random_rows(seed=13, t_max=60)
+    ldf, rdf = _frames(spark, left, right, "int")
+    spec = build_spec(ldf, rdf, on="t", left_on=None, right_on=None, by="k", left_by=None,
+                      right_by=None, direction="nearest", allow_exact_matches=True,
+                      tolerance=None, how="left", suffix="_right", strategy="sort_merge",
+                      tiebreak="tb")
+    hot = Layout(buckets=6, hot_keys=(("k0",),), span=(0.0, 59.0))
+    yield "hot_broadcast", hot_split.plan_hot_broadcast(spec.left, spec.rights[0], spec, hot)
+    yield "sort_merge hot key", sort_merge.plan(spec.left, spec.rights[0], spec, hot)
+    for strategy in ("union", "sort_merge"):
+        yield strategy, cj.asof_join(ldf, rdf, on="t", by="k", direction="nearest",
+                                     strategy=strategy, buckets=5)
+        yield f"{strategy} no key", cj.asof_join(ldf, rdf.drop("k"), on="t",
+                                                 direction="nearest", strategy=strategy)
+
+
+def test_carry_windows_never_end_at_unbounded_following(spark):
+    """Spark recomputes a window frame that ends at UNBOUNDED FOLLOWING for every row
+    (quadratic in a partition: a hot key's left rows took minutes); the later buckets
+    come from running frames over descending buckets instead."""
+    for name, out in _carrying_plans(spark):
+        plan = _plan_text(out).lower()
+        assert "unboundedpreceding" in plan, name
+        assert "unboundedfollowing" not in plan, (name, plan)
+
+
 @pytest.mark.parametrize(("payload", "hashed"),
                          [("double", True), ("decimal(38,2)", True), ("string", False)])
 def test_broadcast_winners_hash_aggregate_fixed_width_columns(spark, payload, hashed):

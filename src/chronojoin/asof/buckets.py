@@ -27,7 +27,7 @@ import logging
 from dataclasses import dataclass
 from functools import reduce
 
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window, WindowSpec
 from pyspark.sql import functions as F
 
 from chronojoin._validate.columns import col
@@ -163,7 +163,8 @@ def carry_ends(out: DataFrame, is_left: Column, keys: list[str],
     kept = out.where(reduce(lambda a, b: a | b, flags.values(), is_left))
     w = Window.partitionBy(*keys).orderBy(BUCKET)
     before = w.rangeBetween(Window.unboundedPreceding, -1)
-    after = w.rangeBetween(1, Window.unboundedFollowing)
+    # The later buckets as a running frame over descending buckets (see _later).
+    after = _later(Window.partitionBy(*keys), F.col(BUCKET), "range")
     # One select: every table's windows share one window operator, and a candidate
     # found in the row's own bucket wins over the carried one.
     filled: dict[str, Column] = {}
@@ -174,7 +175,8 @@ def carry_ends(out: DataFrame, is_left: Column, keys: list[str],
             filled[back] = F.coalesce(F.col(back), prev)
         if t.forward:
             fwd = slot_name(FORWARD, t.slot)
-            nxt = F.first(F.when(flags[True], F.col(fwd)), ignorenulls=True).over(after)
+            # Nearest later bucket first in ascending order: last in the descending frame.
+            nxt = F.last(F.when(flags[True], F.col(fwd)), ignorenulls=True).over(after)
             filled[fwd] = F.coalesce(F.col(fwd), nxt)
     rest = [col(c) for c in kept.columns if c not in filled]
     return kept.select(*rest, *[c.alias(n) for n, c in filled.items()]).where(is_left)
@@ -201,15 +203,16 @@ def carry(
                                                          layout.hot_keys or ()))
         per_bucket = _ends_by_time(rows, part, tables, _every_bucket(union, keys, layout))
     carried = []
-    w = Window.partitionBy(*keys).orderBy(BUCKET) if keys else Window.orderBy(BUCKET)
-    prev = w.rowsBetween(Window.unboundedPreceding, -1)
-    nxt = w.rowsBetween(1, Window.unboundedFollowing)
+    by_key = Window.partitionBy(*keys) if keys else Window
+    prev = by_key.orderBy(BUCKET).rowsBetween(Window.unboundedPreceding, -1)
+    nxt = _later(by_key, F.col(BUCKET), "rows")
     for t in tables:
         if t.backward:
             last_before = F.last(f"__cb{t.slot}", ignorenulls=True).over(prev)
             carried.append(last_before.alias(f"__pb{t.slot}"))
         if t.forward:
-            first_after = F.first(f"__cf{t.slot}", ignorenulls=True).over(nxt)
+            # Nearest later bucket first in ascending order: last in the descending frame.
+            first_after = F.last(f"__cf{t.slot}", ignorenulls=True).over(nxt)
             carried.append(first_after.alias(f"__nf{t.slot}"))
     out = matched.join(per_bucket.select(*part, *carried), on=part, how="left")
     for t in tables:
@@ -219,6 +222,20 @@ def carry(
             target = slot_name(base, t.slot)
             out = out.withColumn(target, F.coalesce(F.col(target), F.col(name)))
     return out
+
+
+def _later(window: WindowSpec | type[Window], bucket: Column, frame: str) -> WindowSpec:
+    """The rows of later buckets, as a running frame over descending buckets.
+
+    ``BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING`` would say the same, but Spark
+    recomputes such a frame for every row (quadratic in a partition's rows: a hot key's
+    left rows, or many buckets), while a frame from UNBOUNDED PRECEDING is updated
+    row by row. The nearest later bucket comes last in this frame.
+    """
+    down = window.orderBy(bucket.desc())
+    if frame == "range":
+        return down.rangeBetween(Window.unboundedPreceding, -1)
+    return down.rowsBetween(Window.unboundedPreceding, -1)
 
 
 def _ends_by_aggregate(union: DataFrame, part: list[str], tables: list[Carried]) -> DataFrame:

@@ -79,8 +79,10 @@ def pairs(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: int,
           bucket: Callable[[list[Column], Column], Column] | None = None) -> DataFrame:
     """Each right row of table ``slot`` paired with the broadcast left times it may match.
 
-    ``bucket(keys, time)``, when given, is one more equality: the bucket a right row
-    falls in must be the query's ``__b`` (for :mod:`hot_broadcast`'s time buckets).
+    ``bucket(keys, time)``, when given, replaces the keys' equality: the bucket a right
+    row falls in must be the query's ``__b``, a long that names the key as well (for
+    :mod:`hot_broadcast`'s time buckets). One long is the join key Spark's broadcast
+    hash join looks up fastest.
     """
     keys = key_names(len(right.keys.left))
     rf = right_frame(spec, right, slot).select(
@@ -93,7 +95,7 @@ def pairs(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: int,
     if bucket is not None:
         rf = rf.withColumn(f"__r{BUCKET}",
                            bucket([F.col(f"__r{k}") for k in keys], F.col(_rt(slot))))
-        equal = [*keys, BUCKET]
+        equal = [BUCKET]
     cond = keys_equal(queries, rf, equal)
     time_cond = time_condition(right, F.col(TIME), F.col(_rt(slot)))
     if time_cond is not None:

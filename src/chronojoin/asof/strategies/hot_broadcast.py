@@ -4,8 +4,9 @@ A key with many left rows would pair each of its right rows with all of them in
 :mod:`~chronojoin.asof.strategies.broadcast`. Here the hot keys' timelines (the
 ``hot_keys`` of a :class:`~chronojoin.asof.buckets.Layout`, which ``auto`` gives when
 their left times spread over the buckets) are cut into ``layout.buckets`` equal-width
-time buckets, and the bucket joins the keys (every other key is bucket 0): a right
-row meets only the left times of its own bucket.
+time buckets, and the bucket is the join key: one long that names the hot key too
+(the rows of other keys never come here), the key Spark's broadcast hash join looks
+up fastest. A right row meets only the left times of its own bucket.
 
 A left time whose own bucket holds no right row on its side (none at or before it
 for backward, at or after it for forward) takes its answer from the nearest earlier
@@ -46,8 +47,23 @@ class HotBuckets:
     grid: TimeBuckets
 
     def column(self, keys: list[Column], t: Column) -> Column:
-        """The bucket of time ordinal ``t``: its grid bucket for a hot key, else 0."""
-        return F.when(is_hot(keys, self.keys), self.grid.column(t)).otherwise(F.lit(0))
+        """The bucket of time ordinal ``t`` under ``keys``, one long naming both.
+
+        The ``i``-th hot key's buckets are ``i * count`` to ``i * count + count - 1``
+        (grid bucket ``b`` is ``i * count + b``), so equal buckets mean equal keys and
+        bucket numbers grow with time within a key. NULL for any other key: only the
+        hot keys' rows come here (:mod:`~chronojoin.asof.strategies.hot_split`).
+        """
+        index: Column | None = None
+        for i, values in enumerate(self.keys):
+            same = is_hot(keys, (values,))
+            index = F.when(same, F.lit(i)) if index is None else index.when(same, F.lit(i))
+        assert index is not None
+        return index.cast("long") * F.lit(self.grid.count) + self.grid.column(t)
+
+    def key_of(self, bucket: Column) -> Column:
+        """The hot key's index of a bucket from :meth:`column`."""
+        return F.floor(bucket / F.lit(self.grid.count))
 
 
 def hot_buckets(layout: Layout | None) -> HotBuckets | None:
@@ -63,13 +79,14 @@ _LOW, _HIGH, _QUERY = "__lo", "__hi", "__q"
 
 def _bucket_ends(right: RightSpec, spec: AsofSpec, slot: int, hot: HotBuckets,
                  keys: list[str]) -> DataFrame:
-    """Each non-empty ``(keys, bucket)`` of table ``slot``: its smallest and greatest time.
+    """Each non-empty bucket of table ``slot``: its smallest and greatest time.
 
-    Only the right keys and times are read; a hash aggregate with fixed-width values.
+    Only the right keys and times are read; a hash aggregate on one long with
+    fixed-width values.
     """
     rf = right_frame(spec, right, slot).select(*keys, TIME)
-    rf = rf.withColumn(BUCKET, hot.column([F.col(k) for k in keys], F.col(TIME)))
-    return rf.groupBy(*keys, BUCKET).agg(F.min(TIME).alias(_LOW), F.max(TIME).alias(_HIGH))
+    rf = rf.select(hot.column([F.col(k) for k in keys], F.col(TIME)).alias(BUCKET), TIME)
+    return rf.groupBy(BUCKET).agg(F.min(TIME).alias(_LOW), F.max(TIME).alias(_HIGH))
 
 
 def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: int,
@@ -81,11 +98,13 @@ def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: i
     """
     ends = _bucket_ends(right, spec, slot, hot, keys)
     rows = queries.select(*keys, BUCKET, TIME, F.lit(True).alias(_QUERY)).unionByName(
-        ends.select(*keys, BUCKET, _LOW, _HIGH, F.lit(False).alias(_QUERY)),
+        ends.select(BUCKET, _LOW, _HIGH, F.lit(False).alias(_QUERY)),
         allowMissingColumns=True)
-    # One window operator over the queries and the bucket ends: its own bucket's ends
-    # (a range of 0 buckets), the nearest non-empty bucket before and after it.
-    w = Window.partitionBy(*keys).orderBy(BUCKET)
+    # Windows over the queries and the bucket ends, per hot key: its own bucket's ends
+    # (a range of 0 buckets), the nearest non-empty bucket before and after it (bucket
+    # numbers of one key are consecutive).
+    part = [hot.key_of(F.col(BUCKET))]
+    w = Window.partitionBy(*part).orderBy(BUCKET)
     same = w.rangeBetween(0, 0)
     t, low, high = F.col(TIME), F.min(_LOW).over(same), F.max(_HIGH).over(same)
     nonempty = F.when(~F.col(_QUERY), F.col(BUCKET))
@@ -100,7 +119,11 @@ def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: i
         carries.append(F.when(needs, earlier).alias("__cb"))
     if fwd:
         needs = high.isNull() | ((high < t) if exact else (high <= t))
-        later = F.min(nonempty).over(w.rangeBetween(1, Window.unboundedFollowing))
+        # The later buckets as a running frame over descending buckets: Spark
+        # recomputes a frame that ends at UNBOUNDED FOLLOWING for every row
+        # (quadratic in a hot key's rows), a running frame never.
+        down = Window.partitionBy(*part).orderBy(F.col(BUCKET).desc())
+        later = F.min(nonempty).over(down.rangeBetween(Window.unboundedPreceding, -1))
         carries.append(F.when(needs, later).alias("__cf"))
     # The windows see the bucket-end rows; only the queries are kept after them.
     marked = rows.select(*keys, TIME, _QUERY, *carries).where(F.col(_QUERY)).drop(_QUERY)
