@@ -163,8 +163,8 @@ def carry_ends(out: DataFrame, is_left: Column, keys: list[str],
     kept = out.where(reduce(lambda a, b: a | b, flags.values(), is_left))
     w = Window.partitionBy(*keys).orderBy(BUCKET)
     before = w.rangeBetween(Window.unboundedPreceding, -1)
-    # The later buckets as a running frame over descending buckets (see _later).
-    after = _later(Window.partitionBy(*keys), F.col(BUCKET), "range")
+    # The later buckets as a running frame over descending buckets (see later_buckets).
+    after = later_buckets(Window.partitionBy(*keys), F.col(BUCKET), "range")
     # One select: every table's windows share one window operator, and a candidate
     # found in the row's own bucket wins over the carried one.
     filled: dict[str, Column] = {}
@@ -205,7 +205,7 @@ def carry(
     carried = []
     by_key = Window.partitionBy(*keys) if keys else Window
     prev = by_key.orderBy(BUCKET).rowsBetween(Window.unboundedPreceding, -1)
-    nxt = _later(by_key, F.col(BUCKET), "rows")
+    nxt = later_buckets(by_key, F.col(BUCKET), "rows")
     for t in tables:
         if t.backward:
             last_before = F.last(f"__cb{t.slot}", ignorenulls=True).over(prev)
@@ -224,7 +224,7 @@ def carry(
     return out
 
 
-def _later(window: WindowSpec | type[Window], bucket: Column, frame: str) -> WindowSpec:
+def later_buckets(window: WindowSpec | type[Window], bucket: Column, frame: str) -> WindowSpec:
     """The rows of later buckets, as a running frame over descending buckets.
 
     ``BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING`` would say the same, but Spark

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from chronojoin.asof.buckets import Layout, TimeBuckets, is_hot, span_grid
+from chronojoin.asof.buckets import Layout, TimeBuckets, is_hot, later_buckets, span_grid
 from chronojoin.asof.frames import BUCKET, TIME, key_names, right_frame
 from chronojoin.asof.spec import AsofSpec, RightSpec
 from chronojoin.asof.strategies import broadcast
@@ -119,11 +119,9 @@ def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: i
         carries.append(F.when(needs, earlier).alias("__cb"))
     if fwd:
         needs = high.isNull() | ((high < t) if exact else (high <= t))
-        # The later buckets as a running frame over descending buckets: Spark
-        # recomputes a frame that ends at UNBOUNDED FOLLOWING for every row
-        # (quadratic in a hot key's rows), a running frame never.
-        down = Window.partitionBy(*part).orderBy(F.col(BUCKET).desc())
-        later = F.min(nonempty).over(down.rangeBetween(Window.unboundedPreceding, -1))
+        # Never a frame ending at UNBOUNDED FOLLOWING (see later_buckets).
+        after = later_buckets(Window.partitionBy(*part), F.col(BUCKET), "range")
+        later = F.min(nonempty).over(after)
         carries.append(F.when(needs, later).alias("__cf"))
     # The windows see the bucket-end rows; only the queries are kept after them.
     marked = rows.select(*keys, TIME, _QUERY, *carries).where(F.col(_QUERY)).drop(_QUERY)
