@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from chronojoin.asof.buckets import Layout, TimeBuckets, is_hot, later_buckets, span_grid
+from chronojoin.asof.buckets import Layout, TimeBuckets, is_hot, span_grid
 from chronojoin.asof.frames import BUCKET, TIME, key_names, right_frame
 from chronojoin.asof.spec import AsofSpec, RightSpec
 from chronojoin.asof.strategies import broadcast
@@ -75,6 +75,8 @@ def hot_buckets(layout: Layout | None) -> HotBuckets | None:
 
 #: A non-empty bucket's smallest and greatest right time; ``True`` on a query row.
 _LOW, _HIGH, _QUERY = "__lo", "__hi", "__q"
+#: The registration window's order, and a bucket end's bucket (NULL on a query row).
+_ORDER, _NONEMPTY = "__o", "__ne"
 
 
 def _bucket_ends(right: RightSpec, spec: AsofSpec, slot: int, hot: HotBuckets,
@@ -100,14 +102,18 @@ def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: i
     rows = queries.select(*keys, BUCKET, TIME, F.lit(True).alias(_QUERY)).unionByName(
         ends.select(BUCKET, _LOW, _HIGH, F.lit(False).alias(_QUERY)),
         allowMissingColumns=True)
-    # Windows over the queries and the bucket ends, per hot key: its own bucket's ends
-    # (a range of 0 buckets), the nearest non-empty bucket before and after it (bucket
-    # numbers of one key are consecutive).
-    part = [hot.key_of(F.col(BUCKET))]
-    w = Window.partitionBy(*part).orderBy(BUCKET)
-    same = w.rangeBetween(0, 0)
+    # One window operator (one sort) per hot key over the queries and the bucket ends,
+    # ordered by ``2 * bucket``, plus 1 for a query: a bucket's end row comes before
+    # its queries. A query at ``2b + 1`` finds its own bucket's ends in the range
+    # ``[2b, 2b + 1]``, the earlier buckets' ends up to ``2b - 1``, and the nearest
+    # later non-empty bucket as the next end row (``lead`` skipping NULLs: a frame
+    # ending at UNBOUNDED FOLLOWING would be recomputed for every row, see
+    # :func:`~chronojoin.asof.buckets.later_buckets`).
+    rows = rows.withColumn(_ORDER, F.col(BUCKET) * 2 + F.col(_QUERY).cast("long"))
+    rows = rows.withColumn(_NONEMPTY, F.when(~F.col(_QUERY), F.col(BUCKET)))
+    w = Window.partitionBy(hot.key_of(F.col(BUCKET))).orderBy(_ORDER)
+    same = w.rangeBetween(-1, 0)
     t, low, high = F.col(TIME), F.min(_LOW).over(same), F.max(_HIGH).over(same)
-    nonempty = F.when(~F.col(_QUERY), F.col(BUCKET))
     exact = right.allow_exact_matches
     back = right.direction != "forward"
     fwd = right.direction != "backward"
@@ -115,13 +121,11 @@ def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: i
     if back:
         # Nothing at or before the query in its own bucket (strict: before it).
         needs = low.isNull() | ((low > t) if exact else (low >= t))
-        earlier = F.max(nonempty).over(w.rangeBetween(Window.unboundedPreceding, -1))
+        earlier = F.max(_NONEMPTY).over(w.rangeBetween(Window.unboundedPreceding, -2))
         carries.append(F.when(needs, earlier).alias("__cb"))
     if fwd:
         needs = high.isNull() | ((high < t) if exact else (high <= t))
-        # Never a frame ending at UNBOUNDED FOLLOWING (see later_buckets).
-        after = later_buckets(Window.partitionBy(*part), F.col(BUCKET), "range")
-        later = F.min(nonempty).over(after)
+        later = F.expr(f"lead({_NONEMPTY}, 1) IGNORE NULLS").over(w)
         carries.append(F.when(needs, later).alias("__cf"))
     # The windows see the bucket-end rows; only the queries are kept after them.
     marked = rows.select(*keys, TIME, _QUERY, *carries).where(F.col(_QUERY)).drop(_QUERY)
