@@ -25,7 +25,7 @@ def test_asof_suite_on_spark_connect(tmp_path):
         env = dict(os.environ, CHRONOJOIN_TEST_REMOTE=url)
         cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                "tests/asof/test_examples.py", "tests/asof/test_errors.py",
-               "tests/asof/test_conformance.py", "-k",
+               "tests/asof/test_conformance.py", "tests/asof/test_hot_broadcast.py", "-k",
                "not test_options_against_brute_force or union"]
         done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
                               timeout=1200, check=False)
