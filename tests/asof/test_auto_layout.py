@@ -10,7 +10,7 @@ import pytest
 import chronojoin as cj
 from chronojoin._plan.stats import key_counts, key_profile, sampled_hot_spans
 from tests.asof.data import random_rows
-from tests.asof.test_conformance import _check, _frames, _oracle, _plan_text
+from tests.asof.test_conformance import _check, _frames, _oracle, _plan_text, _spec
 
 
 def _sorted(df, cols):
@@ -204,7 +204,6 @@ def test_hot_key_buckets_of_several_right_tables_match_unbucketed_joins(spark, h
     the first or last bucket and the result is still exact.
     """
     from chronojoin.asof import buckets
-    from chronojoin.asof.spec import build_spec
     from chronojoin.asof.strategies import union
 
     left, right = random_rows(seed=47, n_left=300, n_right=500, t_max=40, null_share=0.04)
@@ -215,10 +214,7 @@ def test_hot_key_buckets_of_several_right_tables_match_unbucketed_joins(spark, h
                  tiebreak="tb"),
         cj.Right(rdf, prefix="c_", direction="nearest", tolerance=3, tiebreak="tb"),
     ]
-    spec = build_spec(ldf, specs, on="t", left_on=None, right_on=None, by="k", left_by=None,
-                      right_by=None, direction="backward", allow_exact_matches=True,
-                      tolerance=None, how=how, suffix="_right", strategy="union",
-                      tiebreak=None)
+    spec = _spec(ldf, specs, how=how, strategy="union")
     layout = buckets.Layout(buckets=7, hot_keys=(("k0",),), span=span)
     out = union.plan_many(spec.left, list(spec.rights), spec, layout)
     text = _plan_text(out)

@@ -61,6 +61,17 @@ def _plan_text(df) -> str:
     return buffer.getvalue()
 
 
+def _spec(ldf, right, **kw):
+    """The internal spec of a keyed join on ``t`` (``broadcast`` unless ``kw`` says)."""
+    from chronojoin.asof.spec import build_spec
+
+    args = {"on": "t", "left_on": None, "right_on": None, "by": "k", "left_by": None,
+            "right_by": None, "direction": "backward", "allow_exact_matches": True,
+            "tolerance": None, "how": "left", "suffix": "_right", "strategy": "broadcast",
+            "tiebreak": None}
+    return build_spec(ldf, right, **{**args, **kw})
+
+
 def _oracle(left, right, kind, **kw):
     lnum = [dict(r, t=numeric(r["t"], kind)) for r in left]
     rnum = [dict(r, t=numeric(r["t"], kind)) for r in right]
@@ -258,15 +269,11 @@ def test_sort_merge_hot_key_buckets_match_the_oracle(spark, direction):
     """Only the hot key cut into buckets: its bucket ends carried, the list of its
     buckets from the grid (the other keys are bucket 0)."""
     from chronojoin.asof.buckets import Layout
-    from chronojoin.asof.spec import build_spec
     from chronojoin.asof.strategies import sort_merge
 
     left, right = random_rows(seed=9, t_max=120)
     ldf, rdf = _frames(spark, left, right, "int")
-    spec = build_spec(ldf, rdf, on="t", left_on=None, right_on=None, by="k", left_by=None,
-                      right_by=None, direction=direction, allow_exact_matches=True,
-                      tolerance=None, how="left", suffix="_right", strategy="sort_merge",
-                      tiebreak="tb")
+    spec = _spec(ldf, rdf, direction=direction, strategy="sort_merge", tiebreak="tb")
     out = sort_merge.plan(spec.left, spec.rights[0], spec, Layout(buckets=6, hot_keys=(("k0",),)))
     expected = _oracle(left, right, "int", direction=direction, tiebreak=["tb"])
     _check(out, left, expected, "left")
@@ -275,15 +282,11 @@ def test_sort_merge_hot_key_buckets_match_the_oracle(spark, direction):
 def _carrying_plans(spark):
     """Every plan that carries rows between time buckets, looking both ways."""
     from chronojoin.asof.buckets import Layout
-    from chronojoin.asof.spec import build_spec
     from chronojoin.asof.strategies import hot_split, sort_merge
 
     left, right = random_rows(seed=13, t_max=60)
     ldf, rdf = _frames(spark, left, right, "int")
-    spec = build_spec(ldf, rdf, on="t", left_on=None, right_on=None, by="k", left_by=None,
-                      right_by=None, direction="nearest", allow_exact_matches=True,
-                      tolerance=None, how="left", suffix="_right", strategy="sort_merge",
-                      tiebreak="tb")
+    spec = _spec(ldf, rdf, direction="nearest", strategy="sort_merge", tiebreak="tb")
     hot = Layout(buckets=6, hot_keys=(("k0",),), span=(0.0, 59.0))
     yield "hot_broadcast", hot_split.plan_hot_broadcast(spec.left, spec.rights[0], spec, hot)
     yield "sort_merge hot key", sort_merge.plan(spec.left, spec.rights[0], spec, hot)

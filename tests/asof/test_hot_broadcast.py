@@ -16,19 +16,10 @@ import pytest
 
 import chronojoin as cj
 from chronojoin.asof.buckets import Layout
-from chronojoin.asof.spec import build_spec
 from chronojoin.asof.strategies import hot_split
 from tests.asof.data import ordinal, random_rows, tolerance_for
 from tests.asof.test_auto_layout import _plan_text, _sorted
-from tests.asof.test_conformance import _check, _frames, _oracle
-
-
-def _spec(ldf, right, **kw):
-    args = {"on": "t", "left_on": None, "right_on": None, "by": "k", "left_by": None,
-            "right_by": None, "direction": "backward", "allow_exact_matches": True,
-            "tolerance": None, "how": "left", "suffix": "_right", "strategy": "broadcast",
-            "tiebreak": None}
-    return build_spec(ldf, right, **{**args, **kw})
+from tests.asof.test_conformance import _check, _frames, _oracle, _spec
 
 
 @pytest.mark.parametrize(("direction", "exact", "tol", "how", "buckets"), [

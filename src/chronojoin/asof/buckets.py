@@ -163,10 +163,9 @@ def carry_ends(out: DataFrame, is_left: Column, keys: list[str],
     kept = out.where(reduce(lambda a, b: a | b, flags.values(), is_left))
     w = Window.partitionBy(*keys).orderBy(BUCKET)
     before = w.rangeBetween(Window.unboundedPreceding, -1)
-    # The later buckets as a running frame over descending buckets (see later_buckets).
-    after = later_buckets(Window.partitionBy(*keys), F.col(BUCKET), "range")
-    # One select: every table's windows share one window operator, and a candidate
-    # found in the row's own bucket wins over the carried one.
+    after = later_buckets(Window.partitionBy(*keys))
+    # One select: every table's windows share the window operators (one per
+    # direction), and a candidate found in the row's own bucket wins over the carried one.
     filled: dict[str, Column] = {}
     for t in tables:
         if t.backward:
@@ -205,7 +204,8 @@ def carry(
     carried = []
     by_key = Window.partitionBy(*keys) if keys else Window
     prev = by_key.orderBy(BUCKET).rowsBetween(Window.unboundedPreceding, -1)
-    nxt = later_buckets(by_key, F.col(BUCKET), "rows")
+    # One row per bucket here: the range of later buckets is the rows after this one.
+    nxt = later_buckets(by_key)
     for t in tables:
         if t.backward:
             last_before = F.last(f"__cb{t.slot}", ignorenulls=True).over(prev)
@@ -224,18 +224,15 @@ def carry(
     return out
 
 
-def later_buckets(window: WindowSpec | type[Window], bucket: Column, frame: str) -> WindowSpec:
-    """The rows of later buckets, as a running frame over descending buckets.
+def later_buckets(window: WindowSpec | type[Window]) -> WindowSpec:
+    """The rows of later buckets (``__b``), as a running frame over descending buckets.
 
     ``BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING`` would say the same, but Spark
     recomputes such a frame for every row (quadratic in a partition's rows: a hot key's
     left rows, or many buckets), while a frame from UNBOUNDED PRECEDING is updated
     row by row. The nearest later bucket comes last in this frame.
     """
-    down = window.orderBy(bucket.desc())
-    if frame == "range":
-        return down.rangeBetween(Window.unboundedPreceding, -1)
-    return down.rowsBetween(Window.unboundedPreceding, -1)
+    return window.orderBy(F.col(BUCKET).desc()).rangeBetween(Window.unboundedPreceding, -1)
 
 
 def _ends_by_aggregate(union: DataFrame, part: list[str], tables: list[Carried]) -> DataFrame:

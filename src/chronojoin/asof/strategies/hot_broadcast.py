@@ -86,8 +86,8 @@ def _bucket_ends(right: RightSpec, spec: AsofSpec, slot: int, hot: HotBuckets,
     Only the right keys and times are read; a hash aggregate on one long with
     fixed-width values.
     """
-    rf = right_frame(spec, right, slot).select(*keys, TIME)
-    rf = rf.select(hot.column([F.col(k) for k in keys], F.col(TIME)).alias(BUCKET), TIME)
+    rf = right_frame(spec, right, slot).select(
+        hot.column([F.col(k) for k in keys], F.col(TIME)).alias(BUCKET), TIME)
     return rf.groupBy(BUCKET).agg(F.min(TIME).alias(_LOW), F.max(TIME).alias(_HIGH))
 
 
