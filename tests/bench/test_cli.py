@@ -42,6 +42,22 @@ def test_bench_argument_errors(tmp_path, capsys):
     assert "--cases: no benchmark cases for ['nope']" in capsys.readouterr().err
     assert main(["bench", "report", "--results", str(tmp_path)]) == 2
     assert "needs --out" in capsys.readouterr().err
+    # A variant no selected family has fails before any session starts.
+    assert main(["bench", "--cases", "asof", "--variants", "size,few_pairs",
+                 "--results", str(tmp_path)]) == 2
+    assert "--variants: ['few_pairs'] is not a variant of ['asof']" in capsys.readouterr().err
+
+
+def test_bench_variants_go_to_the_families_that_have_them():
+    from chronojoin.bench.runner import family_cases
+
+    mixed = {"quick": True, "variants": ["no_key", "few_pairs"]}
+    assert [c.params["variant"] for c in family_cases("asof", **mixed)] == ["no_key"]
+    assert [c.params["variant"] for c in family_cases("intervals", **mixed)] == ["few_pairs"]
+    assert family_cases("asof", quick=True, variants=["few_pairs"]) == []
+    assert len(family_cases("band", **mixed)) == 1  # no variants: runs its case
+    with pytest.raises(ValueError, match="unknown asof variant"):
+        family_cases("asof", quick=True, variants=["sise"])
 
 
 @pytest.mark.slow

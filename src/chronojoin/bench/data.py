@@ -64,3 +64,23 @@ def bucketed_tables(
 def duckdb_threads(spark: Any) -> int:
     """Threads for the DuckDB reference: the cores of a local master, else this machine's."""
     return local_cores(str(spark.conf.get("spark.master", "local[*]"))) or os.cpu_count() or 1
+
+
+def duckdb_row(inputs: Mapping[str, Any], query: str, paths: list[str]) -> tuple[Any, ...]:
+    """Run the DuckDB reference ``query`` over Parquet datasets and return its one row.
+
+    ``paths`` are the inputs' Parquet folders, bound to the query's ``?`` in order (a
+    folder may stand twice); DuckDB runs on ``inputs["threads"]`` threads (default 1).
+    """
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        con.execute(f"SET threads = {int(inputs.get('threads', 1))}")
+        row = con.execute(query, [os.path.join(p, "*.parquet") for p in paths]).fetchone()
+    finally:
+        con.close()
+    if row is None:
+        msg = "DuckDB returned no row"
+        raise RuntimeError(msg)
+    return tuple(row)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import itertools
+import pkgutil
 import threading
 import time
 from collections import Counter
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from chronojoin.bench import cases as cases_package
 from chronojoin.bench import metrics as M
 from chronojoin.bench.case import Case, Method, checksum
 
@@ -46,20 +48,52 @@ class TimedOut(Exception):
     """A method ran past its timeout and was interrupted."""
 
 
+def family_variants(family: str) -> tuple[str, ...]:
+    """The variants a family's cases take (its module's ``VARIANTS``; none for most)."""
+    return tuple(getattr(_family_module(family), "VARIANTS", ()))
+
+
 def family_cases(family: str, **params: Any) -> list[Case]:
-    """``chronojoin.bench.cases.<family>.cases(**params)``, passing only accepted params."""
-    try:
-        module = import_module(f"chronojoin.bench.cases.{family}")
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.endswith(f"cases.{family}"):
-            msg = f"no benchmark cases for {family!r} (module chronojoin.bench.cases.{family})"
-            raise ValueError(msg) from exc
-        raise
+    """``chronojoin.bench.cases.<family>.cases(**params)``, passing only accepted params.
+
+    ``variants`` may name the variants of several families: a family gets its own (and
+    no case when the list names none of them); a family without variants ignores it.
+    """
+    module = _family_module(family)
+    own = family_variants(family)
+    if params.get("variants") and own:
+        mine = [v for v in params["variants"] if v in own]
+        if not mine and all(v in known_variants() for v in params["variants"]):
+            return []
+        params = {**params, "variants": mine or params["variants"]}
     factory = module.cases
     accepted = inspect.signature(factory).parameters
     if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()):
         params = {k: v for k, v in params.items() if k in accepted}
     return list(factory(**params))
+
+
+def available_families() -> list[str]:
+    """Case modules present in :mod:`chronojoin.bench.cases`."""
+    return sorted(m.name for m in pkgutil.iter_modules(cases_package.__path__))
+
+
+def known_variants(families: Sequence[str] | None = None) -> list[str]:
+    """Every variant of ``families`` (default: all families), in order, once."""
+    names: list[str] = []
+    for family in families or available_families():
+        names += [v for v in family_variants(family) if v not in names]
+    return names
+
+
+def _family_module(family: str) -> Any:
+    try:
+        return import_module(f"chronojoin.bench.cases.{family}")
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.endswith(f"cases.{family}"):
+            msg = f"no benchmark cases for {family!r} (module chronojoin.bench.cases.{family})"
+            raise ValueError(msg) from exc
+        raise
 
 
 @dataclass

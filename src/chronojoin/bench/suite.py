@@ -6,7 +6,6 @@ this module only needs a factory ``master -> SparkSession``.
 
 from __future__ import annotations
 
-import pkgutil
 import statistics
 import sys
 from collections.abc import Callable, Sequence
@@ -14,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from chronojoin._session import local_cores
-from chronojoin.bench import cases as cases_package
 from chronojoin.bench.environment import environment
 from chronojoin.bench.progress import Progress
 from chronojoin.bench.results import ResultsFile
@@ -24,11 +22,6 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from chronojoin.bench.case import Case
-
-
-def available_families() -> list[str]:
-    """Case modules present in :mod:`chronojoin.bench.cases`."""
-    return sorted(m.name for m in pkgutil.iter_modules(cases_package.__path__))
 
 
 def executors_of(master: str, cluster_executors: int | None = None) -> int | None:

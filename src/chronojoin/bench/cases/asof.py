@@ -26,7 +26,6 @@ a correct answer.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,7 +34,7 @@ from pyspark.sql import functions as F
 
 from chronojoin.asof.strategies.native import CONF as SMJ_CONF
 from chronojoin.bench.case import Case, Inputs, Method
-from chronojoin.bench.data import bucketed_tables, cached_parquet, duckdb_threads
+from chronojoin.bench.data import bucketed_tables, cached_parquet, duckdb_row, duckdb_threads
 from chronojoin.datagen import THESIS_BUCKETS, dataset_name, thesis
 
 STRATEGIES = ("exploding", "union", "sort_merge", "auto", "broadcast")
@@ -43,6 +42,7 @@ CHECKSUM_COLUMNS = ("id", "time", "label", "time_right")
 SIZES = (10_000, 100_000)
 QUICK_SIZES = (1_000,)
 ORDERS = ("asc", "desc", "random")
+VARIANTS = ("size", "order", "buckets", "many_left", "hot_key", "many_right", "no_key")
 #: Left rows per id of the ``no_key`` case: about as many as right rows (50 per id).
 NO_KEY_LEFT_ROWS_PER_ID = 50
 
@@ -88,6 +88,10 @@ def cases(
     sizes = tuple(sizes or (QUICK_SIZES if quick else SIZES))
     limit = timeout_s or (60.0 if quick else 600.0)
     cartesian_limit = timeout_s or (5.0 if quick else 600.0)
+    unknown = [v for v in variants or () if v not in VARIANTS]
+    if unknown:
+        msg = f"unknown asof variant(s) {unknown}; expected some of {VARIANTS}"
+        raise ValueError(msg)
     if quick:
         chosen: Sequence[str] = variants or ("size",)
         orders = ("asc",)
@@ -208,22 +212,9 @@ def _constant_key(inputs: Inputs) -> DataFrame:
 
 
 def _duckdb_no_key(inputs: Inputs) -> tuple[int, None]:
-    import duckdb
-
-    con = duckdb.connect()
-    try:
-        con.execute(f"SET threads = {int(inputs.get('threads', 1))}")
-        left = os.path.join(inputs["left_path"], "*.parquet")
-        right = os.path.join(inputs["right_path"], "*.parquet")
-        row = con.execute(
-            "SELECT count(*) FROM read_parquet(?) l ASOF LEFT JOIN read_parquet(?) r "
-            "ON l.time >= r.time", [left, right]).fetchone()
-    finally:
-        con.close()
-    if row is None:
-        msg = "DuckDB returned no row"
-        raise RuntimeError(msg)
-    return int(row[0]), None
+    query = ("SELECT count(*) FROM read_parquet(?) l ASOF LEFT JOIN read_parquet(?) r "
+             "ON l.time >= r.time")
+    return int(duckdb_row(inputs, query, [inputs["left_path"], inputs["right_path"]])[0]), None
 
 
 def _load_many_right(spark: Any, *, data_dir: str | None, gen: dict[str, Any]) -> Inputs:
@@ -360,22 +351,9 @@ def _tempo(inputs: Inputs) -> DataFrame:
 
 
 def _duckdb(inputs: Inputs) -> tuple[int, None]:
-    import duckdb
-
-    con = duckdb.connect()
-    try:
-        con.execute(f"SET threads = {int(inputs.get('threads', 1))}")
-        left = os.path.join(inputs["left_path"], "*.parquet")
-        right = os.path.join(inputs["right_path"], "*.parquet")
-        query = (
-            "SELECT count(*), sum(hash(l.id, l.time, l.label, r.time, r.value)) "
-            "FROM read_parquet(?) l ASOF LEFT JOIN read_parquet(?) r "
-            "ON l.id = r.id AND l.time >= r.time"
-        )
-        row = con.execute(query, [left, right]).fetchone()
-    finally:
-        con.close()
-    if row is None:
-        msg = "DuckDB returned no row"
-        raise RuntimeError(msg)
-    return int(row[0]), None
+    query = (
+        "SELECT count(*), sum(hash(l.id, l.time, l.label, r.time, r.value)) "
+        "FROM read_parquet(?) l ASOF LEFT JOIN read_parquet(?) r "
+        "ON l.id = r.id AND l.time >= r.time"
+    )
+    return int(duckdb_row(inputs, query, [inputs["left_path"], inputs["right_path"]])[0]), None

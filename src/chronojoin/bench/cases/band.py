@@ -24,7 +24,6 @@ Compared methods:
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,7 +31,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from chronojoin.bench.case import Case, Inputs, Method
-from chronojoin.bench.data import cached_parquet, duckdb_threads
+from chronojoin.bench.data import cached_parquet, duckdb_row, duckdb_threads
 
 FULL_SIZES = (10_000, 20_000, 50_000, 100_000, 1_000_000, 10_000_000)
 QUICK_SIZES = (2_000,)
@@ -156,17 +155,5 @@ FROM read_parquet(?) e JOIN read_parquet(?) m
 
 
 def _duckdb(inputs: Inputs) -> tuple[int, None]:
-    import duckdb
-
-    con = duckdb.connect()
-    try:
-        con.execute(f"SET threads = {int(inputs.get('threads', 1))}")
-        events = os.path.join(inputs["events_path"], "*.parquet")
-        measurements = os.path.join(inputs["measurements_path"], "*.parquet")
-        row = con.execute(_DUCKDB, [events, measurements]).fetchone()
-    finally:
-        con.close()
-    if row is None:
-        msg = "DuckDB returned no row"
-        raise RuntimeError(msg)
-    return int(row[0]), None
+    paths = [inputs["events_path"], inputs["measurements_path"]]
+    return int(duckdb_row(inputs, _DUCKDB, paths)[0]), None

@@ -22,7 +22,6 @@ and ``duckdb`` (the same sweep as window SQL on the Parquet files, single node).
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,7 +29,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from chronojoin.bench.case import Case, Inputs, Method
-from chronojoin.bench.data import cached_parquet, duckdb_threads
+from chronojoin.bench.data import cached_parquet, duckdb_row, duckdb_threads
 
 #: Points at full size; ``sizes=`` replaces it, ``quick`` uses :data:`QUICK_POINTS`.
 FULL_POINTS = 10_000_000
@@ -195,17 +194,5 @@ SELECT count(*), sum(total), sum(n) FROM swept WHERE seq IS NOT NULL
 
 
 def _duckdb(inputs: Inputs) -> tuple[int, None]:
-    import duckdb
-
-    con = duckdb.connect()
-    try:
-        con.execute(f"SET threads = {int(inputs.get('threads', 1))}")
-        pts = os.path.join(inputs["points_path"], "*.parquet")
-        ivs = os.path.join(inputs["intervals_path"], "*.parquet")
-        row = con.execute(_DUCKDB_SWEEP, [pts, ivs, ivs]).fetchone()
-    finally:
-        con.close()
-    if row is None:
-        msg = "DuckDB returned no row"
-        raise RuntimeError(msg)
-    return int(row[0]), None
+    pts, ivs = inputs["points_path"], inputs["intervals_path"]
+    return int(duckdb_row(inputs, _DUCKDB_SWEEP, [pts, ivs, ivs])[0]), None

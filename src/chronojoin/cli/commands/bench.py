@@ -33,7 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--variants",
         help=("asof variants: size,order,buckets,many_left,hot_key,many_right,no_key; "
-              "interval variants: few_pairs,many_pairs,hot_key (default: all)"),
+              "intervals variants: few_pairs,many_pairs,hot_key; each family runs the "
+              "ones it has (default: asof size,order,buckets,many_left,hot_key; "
+              "intervals all)"),
     )
     parser.add_argument("--orders", help="row orders of the order study: asc,desc,random")
     parser.add_argument("--buckets", help="bucket counts, e.g. 20,40,80,160")
@@ -92,15 +94,18 @@ def _case_params(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _families(args: argparse.Namespace) -> list[str]:
-    from chronojoin.bench.suite import available_families
+    from chronojoin.bench.runner import available_families, known_variants
 
     available = available_families()
-    wanted = split_list(args.cases)
-    if not wanted:
-        return available
+    wanted = split_list(args.cases) or available
     missing = [f for f in wanted if f not in available]
     if missing:
         msg = f"--cases: no benchmark cases for {missing}; available: {available}"
+        raise CliError(msg)
+    known = known_variants(wanted)
+    unknown = [v for v in split_list(args.variants) or [] if v not in known]
+    if unknown:
+        msg = f"--variants: {unknown} is not a variant of {wanted}; expected some of {known}"
         raise CliError(msg)
     return wanted
 
