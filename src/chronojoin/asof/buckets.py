@@ -30,6 +30,7 @@ from functools import reduce
 from pyspark.sql import Column, DataFrame, Window, WindowSpec
 from pyspark.sql import functions as F
 
+from chronojoin._plan.windows import per_key
 from chronojoin._validate.columns import col
 from chronojoin.asof.frames import BACK, BUCKET, FORWARD, RIGHT_STRUCT, TIME, slot_name
 
@@ -202,9 +203,9 @@ def carry(
                                                          layout.hot_keys or ()))
         per_bucket = _ends_by_time(rows, part, tables, _every_bucket(union, keys, layout))
     carried = []
-    by_key = Window.partitionBy(*keys) if keys else Window
-    prev = by_key.orderBy(BUCKET).rowsBetween(Window.unboundedPreceding, -1)
     # One row per bucket here: the range of later buckets is the rows after this one.
+    per_bucket, by_key = per_key(per_bucket, keys, BUCKET)
+    prev = by_key.orderBy(BUCKET).rowsBetween(Window.unboundedPreceding, -1)
     nxt = later_buckets(by_key)
     for t in tables:
         if t.backward:

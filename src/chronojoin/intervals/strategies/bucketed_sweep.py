@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column, Window
 from pyspark.sql import functions as F
 
+from chronojoin._plan.windows import per_key
 from chronojoin.intervals.events import (
     POINT,
     RANK,
@@ -96,10 +97,9 @@ def build(spec: IntervalSpec, plan: Plan) -> DataFrame:
         ev.groupBy(*keys, BUCKET)
         .agg(*[F.sum(d).alias(d) for d in deltas])
     )
-    earlier = (
-        Window.partitionBy(*keys).orderBy(BUCKET)
-        .rowsBetween(Window.unboundedPreceding, -1)
-    )
+    # One row per (keys, bucket).
+    totals, by_key = per_key(totals, keys, BUCKET)
+    earlier = by_key.orderBy(BUCKET).rowsBetween(Window.unboundedPreceding, -1)
     carry = totals.select(
         *keys, BUCKET,
         F.lit(None).cast(ev.schema[T_COL].dataType).alias(T_COL),

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Window
 from pyspark.sql import functions as F
 
+from chronojoin._plan.windows import per_key
 from chronojoin.intervals.events import RANK, T_COL, delta_types, events, finish, key_names
 
 if TYPE_CHECKING:
@@ -27,10 +28,11 @@ if TYPE_CHECKING:
 def build(spec: IntervalSpec, plan: Plan) -> DataFrame:
     """Build the lazy plan of a plain sweep (``plan`` is not used: no buckets)."""
     del plan
-    ev = events(spec)
+    # Without keys one partition holds the whole timeline: ``auto`` picks this only
+    # when every event fits in one bucket.
+    ev, by_key = per_key(events(spec), key_names(spec), RANK)
     window = (
-        Window.partitionBy(*key_names(spec))
-        .orderBy(F.col(T_COL).asc_nulls_first(), F.col(RANK))
+        by_key.orderBy(F.col(T_COL).asc_nulls_first(), F.col(RANK))
         .rowsBetween(Window.unboundedPreceding, Window.currentRow)
     )
     deltas = list(delta_types(spec))
