@@ -162,9 +162,9 @@ def carry_ends(out: DataFrame, is_left: Column, keys: list[str],
     """
     flags = {f: F.col(end_name(f)) for f in (False, True) if end_name(f) in out.columns}
     kept = out.where(reduce(lambda a, b: a | b, flags.values(), is_left))
-    w = Window.partitionBy(*keys).orderBy(BUCKET)
-    before = w.rangeBetween(Window.unboundedPreceding, -1)
-    after = later_buckets(Window.partitionBy(*keys))
+    by_key = Window.partitionBy(*keys)
+    before = by_key.orderBy(BUCKET).rangeBetween(Window.unboundedPreceding, -1)
+    after = later_buckets(by_key)
     # One select: every table's windows share the window operators (one per
     # direction), and a candidate found in the row's own bucket wins over the carried one.
     filled: dict[str, Column] = {}
@@ -225,7 +225,7 @@ def carry(
     return out
 
 
-def later_buckets(window: WindowSpec | type[Window]) -> WindowSpec:
+def later_buckets(window: WindowSpec) -> WindowSpec:
     """The rows of later buckets (``__b``), as a running frame over descending buckets.
 
     ``BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING`` would say the same, but Spark

@@ -56,16 +56,18 @@ def family_variants(family: str) -> tuple[str, ...]:
 def family_cases(family: str, **params: Any) -> list[Case]:
     """``chronojoin.bench.cases.<family>.cases(**params)``, passing only accepted params.
 
-    ``variants`` may name the variants of several families: a family gets its own (and
-    no case when the list names none of them); a family without variants ignores it.
+    ``variants`` may name the variants of several families: a family gets its own and
+    the names no family has (which it rejects), and no case when that leaves none; a
+    family without variants ignores them.
     """
     module = _family_module(family)
     own = family_variants(family)
     if params.get("variants") and own:
-        mine = [v for v in params["variants"] if v in own]
-        if not mine and all(v in known_variants() for v in params["variants"]):
+        others = set(known_variants()) - set(own)
+        mine = [v for v in params["variants"] if v not in others]
+        if not mine:
             return []
-        params = {**params, "variants": mine or params["variants"]}
+        params = {**params, "variants": mine}
     factory = module.cases
     accepted = inspect.signature(factory).parameters
     if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()):
