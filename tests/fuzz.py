@@ -116,7 +116,71 @@ def asof_case(spark: Any, rng: random.Random) -> dict[str, Any]:
             _check(result, left, expected, opts["how"])
         except AssertionError as e:
             errors.append(f"{rid}: {e}")
+    if not opts["strategy"].startswith("hot_") and rng.random() < 0.4:
+        opts["tables"], more = _several_tables(spark, rng, kind, left, right, opts)
+        errors += more
     return {"kind": kind, "rows": (len(left), len(right)), **opts, "errors": errors}
+
+
+def _several_tables(spark: Any, rng: random.Random, kind: str, left: list[dict],
+                    right: list[dict], opts: dict[str, Any]) -> tuple[list[dict], list[str]]:
+    """Two or three right tables in one call, each with its own options and columns.
+
+    The first table is ``right``, the others fresh random rows of the same keys, some
+    under other key and time column names. Each table's answers are checked against
+    the brute force with that table's options; ``how="inner"`` keeps the left rows
+    that found a match in every table.
+    """
+    keys = opts["keys"]
+    tables = [right]
+    for _ in range(rng.choice([1, 2])):
+        _, extra = random_rows(seed=rng.randrange(1 << 30), n_left=0,
+                               n_right=rng.choice([0, 1, 60, 300]), n_keys=rng.choice([3, 20]),
+                               t_max=rng.choice([5, 60, 400]),
+                               null_share=rng.choice([0.0, 0.05]), hot_key=rng.random() < 0.5)
+        tables.append(extra)
+    ldf, _ = _frames(spark, left, [], kind)
+    drawn, specs, expected = [], [], []
+    for i, rows in enumerate(tables):
+        o = {"direction": rng.choice(["backward", "forward", "nearest"]),
+             "allow_exact_matches": rng.random() < 0.6, "tol": rng.choice([None, 0, 3, 20]),
+             "tiebreak": rng.random() < 0.5, "renamed": rng.random() < 0.5}
+        drawn.append(o)
+        nums = [[dict(r, t=numeric(r["t"], kind)) for r in side] for side in (left, rows)]
+        if not keys:
+            nums = [[dict(r, k="one") for r in side] for side in nums]
+        expected.append(brute_force(
+            *nums, left_on="t", right_on="t", left_by=["k"], right_by=["k"],
+            direction=o["direction"], allow_exact_matches=o["allow_exact_matches"],
+            tolerance=numeric(o["tol"], kind), tiebreak=["tb"] if o["tiebreak"] else None))
+        _, rdf = _frames(spark, [], rows, kind)
+        on, by = "t", "k"
+        if o["renamed"]:
+            rdf = rdf.withColumnRenamed("t", "at").withColumnRenamed("k", "key")
+            on, by = "at", "key"
+        if not keys:
+            rdf = rdf.drop(by)
+        specs.append(cj.Right(
+            rdf, on=on, by=by if keys else None, prefix=f"s{i}_", direction=o["direction"],
+            allow_exact_matches=o["allow_exact_matches"], tolerance=tolerance_for(o["tol"], kind),
+            tiebreak="tb" if o["tiebreak"] else None))
+    out = cj.asof_join(ldf, specs, on="t", by="k" if keys else None, how=opts["how"],
+                       strategy=opts["strategy"], buckets=opts.get("buckets"))
+    kept = [all(found) for found in zip(*expected, strict=True)] if left else []
+    if opts["how"] == "inner":
+        left = [row for row, keep in zip(left, kept, strict=True) if keep]
+        expected = [[e for e, keep in zip(exp, kept, strict=True) if keep] for exp in expected]
+    wanted = {row["lid"] for row in left}
+    errors = []
+    for i, exp in enumerate(expected):
+        result = out.withColumnRenamed(f"s{i}_rid", "rid")
+        try:
+            _check(result, left, exp, "left")
+            extra = {r["lid"] for r in result.select("lid").collect()} - wanted
+            assert not extra, f"left rows {sorted(extra)[:5]} returned but not expected"
+        except AssertionError as e:
+            errors.append(f"s{i}_rid: {e}")
+    return drawn, errors
 
 
 def joins_case(spark: Any, rng: random.Random) -> dict[str, Any]:
