@@ -86,6 +86,15 @@ def test_right_spec_errors_name_position(spark, frames):
                      on="time", by="id")
     with pytest.raises(TypeError, match=r"`right\[0\]` must be a DataFrame or a cj.Right"):
         cj.asof_join(left, [right], on="time", by="id")
+    # `left_on`/`left_by` alone: a table without its own columns needs the left names.
+    with pytest.raises(ValueError, match=r"`right\[1\].on`: column 'time' not found in right\[1\]"):
+        cj.asof_join(left, [cj.Right(right), cj.Right(right.withColumnRenamed("time", "at"))],
+                     left_on="time", left_by="id")
+    with pytest.raises(ValueError, match=r"`right\[1\].by`: column 'id' not found in right\[1\]"):
+        cj.asof_join(left, [cj.Right(right), cj.Right(right.withColumnRenamed("id", "uid"))],
+                     left_on="time", left_by="id")
+    with pytest.raises(ValueError, match=r"`left_on` and `right_on` must be given together"):
+        cj.asof_join(left, right, left_on="time", by="id")
 
 
 def test_no_time_columns(frames):

@@ -114,6 +114,21 @@ def test_several_right_tables_with_prefixes(spark):
     assert rows[2] == (2, 10, "n", None, None, 2, 2, 1.0)
 
 
+def test_several_right_tables_name_their_own_columns(spark):
+    """With a list of cj.Right, `left_on`/`left_by` may come alone: each table names its
+    columns, and a table that does not uses the left side's names."""
+    labels = spark.createDataFrame([(1, 10), (2, 10)], "user int, t int")
+    clicks = spark.createDataFrame([(1, 3, 5), (2, 12, 7)], "user int, t int, n int")
+    spend = spark.createDataFrame([(1, 1, 9.5), (2, 2, 1.0)], "uid int, at int, total double")
+    out = cj.asof_join(labels, [
+        cj.Right(clicks, prefix="c_"),
+        cj.Right(spend, on="at", by="uid", prefix="s_"),
+    ], left_on="t", left_by="user")
+    assert out.columns == ["user", "t", "c_t", "c_n", "s_uid", "s_at", "s_total"]
+    assert sorted(map(tuple, out.collect())) == [(1, 10, 3, 5, 1, 1, 9.5),
+                                                 (2, 10, None, None, 2, 2, 1.0)]
+
+
 def test_several_right_tables_own_direction(spark):
     left = spark.createDataFrame([(1, 10)], "id int, t int")
     r = spark.createDataFrame([(1, 8, "b"), (1, 12, "f")], "id int, t int, v string")

@@ -68,14 +68,21 @@ def names(argument: str, value: Any) -> tuple[str, ...]:
 
 
 def pair(
-    *, both: Any, left: Any, right: Any, both_name: str, left_name: str, right_name: str
+    *, both: Any, left: Any, right: Any, both_name: str, left_name: str, right_name: str,
+    left_alone: bool = False,
 ) -> tuple[Any, Any]:
-    """Resolve ``on`` versus ``left_on``/``right_on`` style argument pairs."""
+    """Resolve ``on`` versus ``left_on``/``right_on`` style argument pairs.
+
+    ``left_alone``: the left argument may come without the right one (the right
+    ``None``), where each right table names its own columns.
+    """
     if both is not None:
         if left is not None or right is not None:
             msg = f"give either `{both_name}` or `{left_name}`/`{right_name}`, not both"
             raise InvalidArgumentError(msg)
         return both, both
+    if left_alone and right is None:
+        return left, None
     if (left is None) != (right is None):
         msg = f"`{left_name}` and `{right_name}` must be given together"
         raise InvalidArgumentError(msg)

@@ -29,10 +29,11 @@ class Right:
     df
         The right DataFrame.
     on
-        Its time column (default: the call's ``right_on``/``on``).
+        Its time column (default: the call's ``right_on``/``on``, else the name of
+        the call's ``left_on``).
     by
         Its equality key column(s), matched in order with the call's left keys
-        (default: the call's ``right_by``/``by``).
+        (default: the call's ``right_by``/``by``, else the names of its ``left_by``).
     tolerance, direction, allow_exact_matches, tiebreak
         Override the call's value for this table.
     prefix
@@ -123,13 +124,16 @@ def build_spec(
     if buckets is not None and (not isinstance(buckets, int) or buckets < 1):
         msg = f"`buckets` must be a positive integer or None; got {buckets!r}"
         raise InvalidArgumentError(msg)
-    lo, ro = C.pair(both=on, left=left_on, right=right_on,
-                    both_name="on", left_name="left_on", right_name="right_on")
+    # With a list of cj.Right, `left_on`/`left_by` may come alone: each table names
+    # its own columns (`Right.on`/`Right.by`), else the left side's names are used.
+    several = isinstance(right, (list, tuple))
+    lo, ro = C.pair(both=on, left=left_on, right=right_on, both_name="on",
+                    left_name="left_on", right_name="right_on", left_alone=several)
     if lo is None:
         msg = "give the time columns: `on`, or `left_on` and `right_on`"
         raise InvalidArgumentError(msg)
-    lb, rb = C.pair(both=by, left=left_by, right=right_by,
-                    both_name="by", left_name="left_by", right_name="right_by")
+    lb, rb = C.pair(both=by, left=left_by, right=right_by, both_name="by",
+                    left_name="left_by", right_name="right_by", left_alone=several)
     left_arg = "on" if on is not None else "left_on"
     lfield = C.field(left.schema, argument=left_arg, name=lo, side="left")
     defaults = _Defaults(
@@ -172,8 +176,12 @@ def _right_spec(
     rfield = C.field(df.schema, argument=on_arg, name=ro, side=side)
     rkind = time_kind(rfield.dataType, argument=on_arg, column=ro, side=side)
     rb = item.by if item.by is not None else d.right_by
-    by_args = (d.by_argument, f"{what}.by" if item.by is not None else d.by_argument
-               if d.by_argument == "by" else "right_by")
+    if item.by is not None or (d.right_by is None and d.left_keys):
+        right_by_arg = f"{what}.by"  # the table's own keys, or the left names for it
+        rb = d.left_keys if rb is None else rb
+    else:
+        right_by_arg = "by" if d.by_argument == "by" else "right_by"
+    by_args = (d.by_argument, right_by_arg)
     keys = C.keys(left.schema, df.schema, by=None, left_by=d.left_keys or None,
                   right_by=rb, left_side="left", right_side=side, arguments=by_args)
     direction = item.direction if item.direction is not None else d.direction

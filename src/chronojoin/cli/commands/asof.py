@@ -1,23 +1,33 @@
-"""``chronojoin asof LEFT RIGHT --out OUT``: point-in-time join of two tables."""
+"""``chronojoin asof LEFT RIGHT [RIGHT ...] --out OUT``: point-in-time join.
+
+Several right tables (feature tables for one set of labels) are matched in one call,
+each under its own ``--prefix``; the time and key options apply to every table, and
+``--right-on`` may name each table's time column.
+"""
 
 from __future__ import annotations
 
 import argparse
 import time
-from typing import get_args
+from typing import Any, get_args
 
 from chronojoin._typing import AsofStrategy
 from chronojoin.cli import options, session
+from chronojoin.cli.errors import CliError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``chronojoin asof``."""
     parser.add_argument("left", help="left table (Parquet directory or .csv file)")
-    parser.add_argument("right", help="right table (Parquet directory or .csv file)")
+    parser.add_argument("right", nargs="+",
+                        help="right table(s) (Parquet directories or .csv files); several "
+                             "are matched in one call, see --prefix")
     options.add_output(parser)
     parser.add_argument("--on", help="time column of both sides")
     parser.add_argument("--left-on", help="time column of the left side")
-    parser.add_argument("--right-on", help="time column of the right side")
+    parser.add_argument("--right-on",
+                        help="time column of the right side; with several right tables one "
+                             "name for all or one per table, comma separated")
     parser.add_argument("--by", help="equality key column(s) of both sides, comma separated")
     parser.add_argument("--left-by", help="left key column(s), comma separated")
     parser.add_argument("--right-by", help="right key column(s), comma separated")
@@ -29,6 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="maximum distance, e.g. 5 (numeric times) or '1 hour'")
     parser.add_argument("--how", default="left", choices=["left", "inner"], help="default: left")
     parser.add_argument("--suffix", default="_right", help="suffix for clashing right columns")
+    parser.add_argument("--prefix",
+                        help="output column prefix of each right table, comma separated "
+                             "(one per table; needed when the tables' columns clash)")
     parser.add_argument("--strategy", default="auto",
                         choices=list(get_args(AsofStrategy)),
                         help="algorithm (default: auto)")
@@ -38,16 +51,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_master(parser)
 
 
+def _right_tables(args: argparse.Namespace) -> tuple[list[str | None], list[str | None]]:
+    """Each right table's prefix and time column, checked before any session starts."""
+    count = len(args.right)
+    prefixes: list[str | None] = [None] * count
+    if args.prefix is not None:
+        given = [p.strip() for p in args.prefix.split(",")]
+        if len(given) != count or not all(given):
+            raise CliError(f"--prefix: expected {count} non-empty prefix(es), one per right "
+                           f"table, got {args.prefix!r}")
+        prefixes = list(given)
+    times: list[str | None] = [args.right_on] * count
+    if count > 1 and args.right_on is not None and "," in args.right_on:
+        named = options.split_list(args.right_on) or []
+        if len(named) != count:
+            raise CliError(f"--right-on: expected one time column or {count} (one per right "
+                           f"table), got {args.right_on!r}")
+        times = list(named)
+    return prefixes, times
+
+
 def execute(args: argparse.Namespace) -> int:
     """Run the join and write the result."""
     import chronojoin as cj
 
+    prefixes, times = _right_tables(args)
     spark = session.session(args, app="chronojoin asof")
     left = session.read(spark, args.left, args.format)
-    right = session.read(spark, args.right, args.format)
+    tables = [session.read(spark, path, args.format) for path in args.right]
     split = options.split_list
+    # One table without a prefix is a plain join; otherwise each table is a spec
+    # carrying its own time column (the call's other options apply to every spec).
+    right: Any = tables[0]
+    if len(tables) > 1 or prefixes[0] is not None:
+        right = [cj.Right(df, on=on, prefix=prefix)
+                 for df, on, prefix in zip(tables, times, prefixes, strict=True)]
     out = cj.asof_join(
-        left, right, on=args.on, left_on=args.left_on, right_on=args.right_on,
+        left, right, on=args.on, left_on=args.left_on,
+        right_on=None if isinstance(right, list) else args.right_on,
         by=split(args.by), left_by=split(args.left_by), right_by=split(args.right_by),
         direction=args.direction, allow_exact_matches=not args.strict,
         tolerance=args.tolerance, how=args.how, suffix=args.suffix,
