@@ -154,18 +154,22 @@ def _several_tables(spark: Any, rng: random.Random, kind: str, left: list[dict],
             direction=o["direction"], allow_exact_matches=o["allow_exact_matches"],
             tolerance=numeric(o["tol"], kind), tiebreak=["tb"] if o["tiebreak"] else None))
         _, rdf = _frames(spark, [], rows, kind)
-        on, by = "t", "k"
+        # Unrenamed tables sometimes leave their columns to the call's (left) names.
+        on, by = ("t", "k") if rng.random() < 0.5 else (None, None)
         if o["renamed"]:
             rdf = rdf.withColumnRenamed("t", "at").withColumnRenamed("k", "key")
             on, by = "at", "key"
         if not keys:
-            rdf = rdf.drop(by)
+            rdf = rdf.drop(by or "k")
         specs.append(cj.Right(
             rdf, on=on, by=by if keys else None, prefix=f"s{i}_", direction=o["direction"],
             allow_exact_matches=o["allow_exact_matches"], tolerance=tolerance_for(o["tol"], kind),
             tiebreak="tb" if o["tiebreak"] else None))
-    out = cj.asof_join(ldf, specs, on="t", by="k" if keys else None, how=opts["how"],
-                       strategy=opts["strategy"], buckets=opts.get("buckets"))
+    # `left_on`/`left_by` alone: each table names its columns or takes the left names.
+    names = ({"on": "t", "by": "k" if keys else None} if rng.random() < 0.5
+             else {"left_on": "t", "left_by": "k" if keys else None})
+    out = cj.asof_join(ldf, specs, how=opts["how"], strategy=opts["strategy"],
+                       buckets=opts.get("buckets"), **names)
     kept = [all(found) for found in zip(*expected, strict=True)] if left else []
     if opts["how"] == "inner":
         left = [row for row, keep in zip(left, kept, strict=True) if keep]
