@@ -20,16 +20,69 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.connect, pytest.mark.slow]
 
 
-def test_asof_suite_on_spark_connect(tmp_path):
-    with connect_server(tmp_path / "connect-server.log") as url:
-        env = dict(os.environ, CHRONOJOIN_TEST_REMOTE=url)
-        cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-               "tests/asof/test_examples.py", "tests/asof/test_errors.py",
-               "tests/asof/test_conformance.py", "tests/asof/test_hot_broadcast.py", "-k",
-               "not test_options_against_brute_force or union"]
-        done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
-                              timeout=1200, check=False)
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """One Connect server for the module's tests, stopped by its process id."""
+    with connect_server(tmp_path_factory.mktemp("connect") / "connect-server.log") as url:
+        yield url
+
+
+def test_asof_suite_on_spark_connect(server):
+    env = dict(os.environ, CHRONOJOIN_TEST_REMOTE=server)
+    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+           "tests/asof/test_examples.py", "tests/asof/test_errors.py",
+           "tests/asof/test_conformance.py", "tests/asof/test_hot_broadcast.py", "-k",
+           "not test_options_against_brute_force or union"]
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=1200, check=False)
     tail = "\n".join(done.stdout.splitlines()[-30:])
     detail = f"{tail}\n{done.stderr[-3000:]}"
     assert done.returncode == 0, f"as-of suite failed on Spark Connect:\n{detail}"
     assert " passed" in tail
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    """``chronojoin ...`` in a child process (a process holds one kind of session)."""
+    return subprocess.run([sys.executable, "-m", "chronojoin", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_cli_joins_on_spark_connect(server, tmp_path):
+    """`--remote`: the join commands run on the Connect server, which reads and writes."""
+    import pandas as pd
+
+    labels, clicks, spend = tmp_path / "labels.csv", tmp_path / "clicks.csv", tmp_path / "s.csv"
+    pd.DataFrame({"user": [1, 2], "t": [10, 10]}).to_csv(labels, index=False)
+    pd.DataFrame({"user": [1, 1, 2], "t": [3, 9, 12], "n": [5, 6, 7]}).to_csv(clicks, index=False)
+    pd.DataFrame({"user": [1, 2], "at": [1, 2], "total": [9.5, 1.0]}).to_csv(spend, index=False)
+    out = tmp_path / "training"
+    done = _cli("asof", str(labels), str(clicks), str(spend), "--out", str(out),
+                "--left-on", "t", "--right-on", "t,at", "--by", "user",
+                "--prefix", "c_,s_", "--remote", server)
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = pd.read_parquet(out).sort_values("user")
+    assert list(rows.columns) == ["user", "t", "c_t", "c_n", "s_at", "s_total"]
+    assert rows["c_n"].tolist()[0] == 6 and pd.isna(rows["c_n"].tolist()[1])
+    assert rows["s_total"].tolist() == [9.5, 1.0]
+    # The server refuses to overwrite: one line on standard error, exit code 2.
+    again = _cli("asof", str(labels), str(clicks), "--out", str(out), "--on", "t",
+                 "--by", "user", "--remote", server)
+    assert again.returncode == 2
+    assert again.stderr.strip().startswith(f"chronojoin asof: error: cannot write {out}")
+    missing = _cli("band", str(tmp_path / "nope"), str(clicks), "--out", str(tmp_path / "b"),
+                   "--left-on", "t", "--right-on", "t", "--lower", "-5", "--upper", "0",
+                   "--remote", server)
+    assert missing.returncode == 2
+    assert "chronojoin band: error: cannot read" in missing.stderr
+    band = _cli("band", str(labels), str(clicks), "--out", str(tmp_path / "b"),
+                "--left-on", "t", "--right-on", "t", "--lower", "-5", "--upper", "0",
+                "--by", "user", "--remote", server)
+    assert band.returncode == 0, band.stderr[-3000:]
+    assert len(pd.read_parquet(tmp_path / "b")) == 1  # user 1: the click at 9
+
+
+def test_cli_remote_without_server_fails_at_once(tmp_path):
+    done = _cli("asof", "a", "b", "--out", str(tmp_path / "o"), "--on", "t",
+                "--remote", "sc://127.0.0.1:1")
+    assert done.returncode == 2
+    assert "no Spark Connect server reachable" in done.stderr

@@ -5,12 +5,19 @@ from __future__ import annotations
 import argparse
 
 
-def add_master(parser: argparse.ArgumentParser) -> None:
-    """``--master`` and ``--conf KEY=VALUE`` (repeatable)."""
+def add_master(parser: argparse.ArgumentParser, *, remote: bool = False) -> None:
+    """``--master`` and ``--conf KEY=VALUE`` (repeatable); ``--remote`` when asked."""
     parser.add_argument(
         "--master", default="local[*]",
         help="Spark master URL, e.g. local[2] or spark://127.0.0.1:7077 (default: local[*])",
     )
+    if remote:
+        parser.add_argument(
+            "--remote", metavar="URL",
+            help="run on a Spark Connect server instead, e.g. sc://127.0.0.1:15002 "
+                 "(paths are then read and written by the server; needs the connect "
+                 "extra: pip install 'chronojoin[connect]')",
+        )
     parser.add_argument(
         "--conf", action="append", default=[], metavar="KEY=VALUE",
         help="extra Spark configuration, repeatable",

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import socket
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
+from urllib.parse import urlparse
 
 from chronojoin.cli.errors import CliError
 from chronojoin.cli.options import key_value_pairs
@@ -37,10 +39,23 @@ def session(
     ``hive=True`` enables Hive support (a persistent metastore, e.g. for bucketed
     tables); ``conf`` holds a command's own defaults, which ``--conf`` overrides.
     """
-    require_java()
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
+    remote = getattr(args, "remote", None)
+    if remote:
+        _check_reachable(remote)
+        # A Spark Connect client: the server holds the JVM, the files and the confs it
+        # was started with; only session settings travel with the connection.
+        builder = SparkSession.builder.remote(remote).config("spark.sql.session.timeZone", "UTC")
+        for key, value in {**(conf or {}), **key_value_pairs(getattr(args, "conf", []))}.items():
+            builder = builder.config(key, value)
+        try:
+            return builder.getOrCreate()
+        except Exception as exc:  # no server, or no connect extra installed
+            msg = f"--remote {remote}: cannot connect: {_first_line(exc)}"
+            raise CliError(msg) from exc
+    require_java()
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = SparkSession.builder.master(args.master).appName(app)
     builder = builder.config("spark.sql.session.timeZone", "UTC")
     builder = builder.config("spark.ui.showConsoleProgress", "false")
@@ -55,20 +70,68 @@ def session(
     return spark
 
 
+def _is_remote(spark: SparkSession) -> bool:
+    """Whether ``spark`` is a Spark Connect session (its paths are the server's)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
 def read(spark: SparkSession, path: str, fmt: str | None = None) -> DataFrame:
     """Read a Parquet or CSV input; a missing path is a one-line error."""
-    if not os.path.exists(path) and "://" not in path:
+    from pyspark.errors import AnalysisException
+
+    remote = _is_remote(spark)
+    if not remote and not os.path.exists(path) and "://" not in path:
         msg = f"input path does not exist: {path}"
         raise CliError(msg)
     fmt = fmt or ("csv" if path.lower().endswith(".csv") else "parquet")
     if fmt == "csv":
-        return spark.read.csv(path, header=True, inferSchema=True)
-    return spark.read.parquet(path)
+        df = spark.read.csv(path, header=True, inferSchema=True)
+    else:
+        df = spark.read.parquet(path)
+    if remote:
+        try:
+            df.schema  # noqa: B018  the server resolves the path here, not at the first job
+        except AnalysisException as exc:
+            msg = f"cannot read {path}: {_first_line(exc)}"
+            raise CliError(msg) from exc
+    return df
 
 
 def write(df: DataFrame, path: str, mode: str = "errorifexists") -> None:
     """Write ``df`` as Parquet; an existing output without ``--mode overwrite`` is an error."""
+    from pyspark.errors import AnalysisException
+
+    if _is_remote(df.sparkSession):
+        try:  # the Connect writer knows the default mode as "error" only
+            df.write.mode("error" if mode == "errorifexists" else mode).parquet(path)
+        except AnalysisException as exc:
+            msg = f"cannot write {path}: {_first_line(exc)}"
+            if mode != "overwrite":
+                msg += " (use --mode overwrite if it exists)"
+            raise CliError(msg) from exc
+        return
     if mode != "overwrite" and os.path.exists(path):
         msg = f"output path exists: {path} (use --mode overwrite)"
         raise CliError(msg)
     df.write.mode(mode).parquet(path)
+
+
+def _check_reachable(url: str) -> None:
+    """Fail at once when nothing listens at a ``sc://host:port`` URL.
+
+    The Connect client would otherwise retry an unreachable server for minutes.
+    """
+    parsed = urlparse(url)
+    if parsed.scheme != "sc" or not parsed.hostname:
+        msg = f"--remote: expected a URL like sc://host:15002, got {url!r}"
+        raise CliError(msg)
+    try:
+        socket.create_connection((parsed.hostname, parsed.port or 15002), timeout=10).close()
+    except OSError as exc:
+        msg = f"--remote {url}: no Spark Connect server reachable ({exc.strerror or exc})"
+        raise CliError(msg) from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tiebreak", help="right column(s) deciding ties, comma separated")
     parser.add_argument("--buckets", type=int, help="time buckets per key (skewed keys)")
     options.add_input_format(parser)
-    options.add_master(parser)
+    options.add_master(parser, remote=True)
 
 
 def _right_tables(args: argparse.Namespace) -> tuple[list[str | None], list[str | None]]:

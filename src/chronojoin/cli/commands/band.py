@@ -22,7 +22,7 @@ def add_common(parser: argparse.ArgumentParser) -> None:
                              "(default: chosen automatically)")
     parser.add_argument("--suffix", default="_right", help="suffix for clashing right columns")
     options.add_input_format(parser)
-    options.add_master(parser)
+    options.add_master(parser, remote=True)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

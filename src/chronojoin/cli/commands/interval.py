@@ -60,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--bucket-width",
                        help="bucketed_sweep: bucket width, e.g. '1 hour' or 50 (numeric times)")
     options.add_input_format(parser)
-    options.add_master(parser)
+    options.add_master(parser, remote=True)
 
 
 def execute(args: argparse.Namespace) -> int:
