@@ -38,6 +38,8 @@ def session(
 
     ``hive=True`` enables Hive support (a persistent metastore, e.g. for bucketed
     tables); ``conf`` holds a command's own defaults, which ``--conf`` overrides.
+    With ``--remote`` (the join commands) a Spark Connect session instead, whose
+    server reads and writes the paths.
     """
     from pyspark.sql import SparkSession
 
