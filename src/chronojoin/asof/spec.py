@@ -175,12 +175,13 @@ def _right_spec(
     on_arg = "right_on" if what == "right" else f"{what}.on"
     rfield = C.field(df.schema, argument=on_arg, name=ro, side=side)
     rkind = time_kind(rfield.dataType, argument=on_arg, column=ro, side=side)
-    rb = item.by if item.by is not None else d.right_by
-    if item.by is not None or (d.right_by is None and d.left_keys):
-        right_by_arg = f"{what}.by"  # the table's own keys, or the left names for it
-        rb = d.left_keys if rb is None else rb
-    else:
-        right_by_arg = "by" if d.by_argument == "by" else "right_by"
+    rb: Any
+    if item.by is not None:
+        rb, right_by_arg = item.by, f"{what}.by"
+    elif d.right_by is not None:
+        rb, right_by_arg = d.right_by, "by" if d.by_argument == "by" else "right_by"
+    else:  # `left_by` alone (or no keys): the table is read under the left names
+        rb, right_by_arg = d.left_keys or None, f"{what}.by"
     by_args = (d.by_argument, right_by_arg)
     keys = C.keys(left.schema, df.schema, by=None, left_by=d.left_keys or None,
                   right_by=rb, left_side="left", right_side=side, arguments=by_args)

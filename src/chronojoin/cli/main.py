@@ -11,7 +11,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from chronojoin.cli.errors import CliError
+from chronojoin.cli.errors import CliError, first_line
 
 #: command name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -62,8 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"chronojoin {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except (ValueError, TypeError, FileNotFoundError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        print(f"chronojoin {args.command}: error: {first}", file=sys.stderr)
+        print(f"chronojoin {args.command}: error: {first_line(exc)}", file=sys.stderr)
         return 2
     return result
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
-from chronojoin.cli.errors import CliError
+from chronojoin.cli.errors import CliError, first_line
 from chronojoin.cli.options import key_value_pairs
 
 if TYPE_CHECKING:
@@ -45,28 +45,27 @@ def session(
 
     remote = getattr(args, "remote", None)
     if remote:
-        _check_reachable(remote)
         # A Spark Connect client: the server holds the JVM, the files and the confs it
         # was started with; only session settings travel with the connection.
-        builder = SparkSession.builder.remote(remote).config("spark.sql.session.timeZone", "UTC")
-        for key, value in {**(conf or {}), **key_value_pairs(getattr(args, "conf", []))}.items():
-            builder = builder.config(key, value)
+        _check_reachable(remote)
+        builder = SparkSession.builder.remote(remote)
+    else:
+        require_java()
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        builder = SparkSession.builder.master(args.master).appName(app)
+        builder = builder.config("spark.ui.showConsoleProgress", "false")
+        if hive:
+            builder = builder.enableHiveSupport()
+    settings = {"spark.sql.session.timeZone": "UTC", **(conf or {}),
+                **key_value_pairs(getattr(args, "conf", []))}
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    if remote:
         try:
             return builder.getOrCreate()
         except Exception as exc:  # no server, or no connect extra installed
-            msg = f"--remote {remote}: cannot connect: {_first_line(exc)}"
+            msg = f"--remote {remote}: cannot connect: {first_line(exc)}"
             raise CliError(msg) from exc
-    require_java()
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    builder = SparkSession.builder.master(args.master).appName(app)
-    builder = builder.config("spark.sql.session.timeZone", "UTC")
-    builder = builder.config("spark.ui.showConsoleProgress", "false")
-    if hive:
-        builder = builder.enableHiveSupport()
-    for key, value in (conf or {}).items():
-        builder = builder.config(key, value)
-    for key, value in key_value_pairs(getattr(args, "conf", [])).items():
-        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
@@ -94,7 +93,7 @@ def read(spark: SparkSession, path: str, fmt: str | None = None) -> DataFrame:
         try:
             df.schema  # noqa: B018  the server resolves the path here, not at the first job
         except AnalysisException as exc:
-            msg = f"cannot read {path}: {_first_line(exc)}"
+            msg = f"cannot read {path}: {first_line(exc)}"
             raise CliError(msg) from exc
     return df
 
@@ -107,7 +106,7 @@ def write(df: DataFrame, path: str, mode: str = "errorifexists") -> None:
         try:  # the Connect writer knows the default mode as "error" only
             df.write.mode("error" if mode == "errorifexists" else mode).parquet(path)
         except AnalysisException as exc:
-            msg = f"cannot write {path}: {_first_line(exc)}"
+            msg = f"cannot write {path}: {first_line(exc)}"
             if mode != "overwrite":
                 msg += " (use --mode overwrite if it exists)"
             raise CliError(msg) from exc
@@ -132,8 +131,3 @@ def _check_reachable(url: str) -> None:
     except OSError as exc:
         msg = f"--remote {url}: no Spark Connect server reachable ({exc.strerror or exc})"
         raise CliError(msg) from exc
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
