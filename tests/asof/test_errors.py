@@ -30,6 +30,8 @@ def test_missing_column_names_side_and_available(frames):
         ({"direction": "backwards"}, r"`direction` must be one of \['backward', 'forward', "),
         ({"how": "outer"}, r"`how` must be one of \['left', 'inner'\]"),
         ({"strategy": "magic"}, r"`strategy` must be one of"),
+        ({"strategy": "nearest"}, r"`strategy` must be one of .*; got 'nearest': the "
+                                  r"direction is `direction='nearest'` \(polars' "),
         ({"tolerance": -1}, r"`tolerance` must be positive or zero"),
         ({"tolerance": "1 hour"}, r"`tolerance`: '1 hour' is a time span but the time "
                                   r"columns are numeric"),

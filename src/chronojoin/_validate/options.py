@@ -9,17 +9,19 @@ from chronojoin.errors import InvalidArgumentError
 T = TypeVar("T")
 
 
-def check_literal(argument: str, value: Any, alias: Any) -> Any:
+def check_literal(argument: str, value: Any, alias: Any, hint: str | None = None) -> Any:
     """Return ``value`` if it is one of the strings of the ``Literal`` alias.
 
     Raises
     ------
     InvalidArgumentError
-        Naming the argument, the value and the allowed values.
+        Naming the argument, the value and the allowed values, then ``hint``.
     """
     allowed = get_args(alias)
     if not isinstance(value, str) or value not in allowed:
         msg = f"`{argument}` must be one of {list(allowed)}; got {value!r}"
+        if hint:
+            msg += f": {hint}"
         raise InvalidArgumentError(msg)
     return value
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 from pyspark.sql import DataFrame
 
@@ -119,7 +119,10 @@ def build_spec(
     check_literal("direction", direction, Direction)
     check_bool("allow_exact_matches", allow_exact_matches)
     check_literal("how", how, How)
-    check_literal("strategy", strategy, AsofStrategy)
+    # polars' join_asof names the direction `strategy`; here it picks the algorithm.
+    polars_hint = (f"the direction is `direction={strategy!r}` (polars' `join_asof` "
+                   f"calls it `strategy`)" if strategy in get_args(Direction) else None)
+    check_literal("strategy", strategy, AsofStrategy, hint=polars_hint)
     check_str("suffix", suffix)
     if buckets is not None and (not isinstance(buckets, int) or buckets < 1):
         msg = f"`buckets` must be a positive integer or None; got {buckets!r}"
