@@ -14,3 +14,8 @@ def local_cores(master: str) -> int | None:
         return None
     inside = master.partition("[")[2].partition(",")[0].rstrip("]") or "1"
     return int(inside) if inside.isdigit() else (os.cpu_count() or 1)
+
+
+def is_connect(obj: object) -> bool:
+    """Whether a session or DataFrame is Spark Connect's (its paths are the server's)."""
+    return type(obj).__module__.startswith("pyspark.sql.connect")

@@ -11,6 +11,8 @@ from datetime import datetime, timezone
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
+from chronojoin._session import is_connect
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -36,7 +38,7 @@ def environment(spark: SparkSession | None, **extra: Any) -> dict[str, Any]:
         env["spark_version"] = spark.version
         env["master"] = confs.get("spark.master")
         env["spark_confs"] = confs
-        env["connect"] = _is_connect(spark)
+        env["connect"] = is_connect(spark)
     env.update(extra)
     return env
 
@@ -93,7 +95,3 @@ def _java_version() -> str | None:
         return None
     first = (out.stderr or out.stdout).strip().splitlines()
     return first[0] if first else None
-
-
-def _is_connect(spark: SparkSession) -> bool:
-    return type(spark).__module__.startswith("pyspark.sql.connect")

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
+from chronojoin._session import is_connect
 from chronojoin.cli.errors import CliError, first_line
 from chronojoin.cli.options import key_value_pairs
 
@@ -71,16 +72,11 @@ def session(
     return spark
 
 
-def _is_remote(spark: SparkSession) -> bool:
-    """Whether ``spark`` is a Spark Connect session (its paths are the server's)."""
-    return type(spark).__module__.startswith("pyspark.sql.connect")
-
-
 def read(spark: SparkSession, path: str, fmt: str | None = None) -> DataFrame:
     """Read a Parquet or CSV input; a missing path is a one-line error."""
     from pyspark.errors import AnalysisException
 
-    remote = _is_remote(spark)
+    remote = is_connect(spark)
     if not remote and not os.path.exists(path) and "://" not in path:
         msg = f"input path does not exist: {path}"
         raise CliError(msg)
@@ -102,7 +98,7 @@ def write(df: DataFrame, path: str, mode: str = "errorifexists") -> None:
     """Write ``df`` as Parquet; an existing output without ``--mode overwrite`` is an error."""
     from pyspark.errors import AnalysisException
 
-    if _is_remote(df.sparkSession):
+    if is_connect(df):
         try:  # the Connect writer knows the default mode as "error" only
             df.write.mode("error" if mode == "errorifexists" else mode).parquet(path)
         except AnalysisException as exc:

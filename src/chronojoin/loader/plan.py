@@ -26,6 +26,7 @@ from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from chronojoin._session import is_connect
 from chronojoin._validate.columns import col
 
 TAG = "__cj_tag"
@@ -183,7 +184,7 @@ def winner_order(batch: DataFrame, order_by: Sequence[str | Column]) -> list[Col
 
 def observation(df: DataFrame, name: str) -> Observation:
     """Return an ``Observation`` of the kind ``df`` accepts (classic or Spark Connect)."""
-    if type(df).__module__.startswith("pyspark.sql.connect"):
+    if is_connect(df):
         from pyspark.sql.connect.observation import Observation as ConnectObservation
 
         return ConnectObservation(name)  # type: ignore[return-value]
