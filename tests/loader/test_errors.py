@@ -112,3 +112,32 @@ def test_empty_string_partition_value_writes_nothing(spark, tmp_path):
                                                    "batch has 1 empty string"):
         loader.append(batch)
     assert not os.path.exists(tmp_path / "t" / "region=eu")
+
+
+@pytest.mark.parametrize(("batch_type", "table_type", "widens"), [
+    ("int", "bigint", True), ("tinyint", "int", True), ("smallint", "bigint", True),
+    ("float", "double", True), ("bigint", "int", False), ("double", "float", False),
+    ("bigint", "double", False), ("int", "double", False), ("date", "timestamp", False),
+    ("string", "bigint", False),
+])
+def test_which_batch_types_widen(batch_type, table_type, widens):
+    from pyspark.sql.types import _parse_datatype_string
+
+    from chronojoin.loader.target import widens as widening
+
+    parse = _parse_datatype_string
+    assert widening(parse(batch_type), parse(table_type)) is widens
+
+
+def test_narrower_integers_are_widened_to_the_table(spark, tmp_path):
+    """A CSV batch's inferred ``int`` keys load into a ``bigint`` table, with their dedup."""
+    path = str(tmp_path / "t")
+    ld = cj.IncrementalLoader(spark, path=path, keys=["user_id", "click_id"])
+    ld.append(spark.createDataFrame([(1, "a", D1, 1)], SCHEMA))
+    narrow = "user_id int, click_id string, event_date date, seq int"
+    report = ld.append(spark.createDataFrame([(1, "a", D1, 5), (2, "b", D1, 6)], narrow))
+    assert (report.rows_appended, report.duplicates_existing) == (1, 1)
+    stored = spark.read.parquet(path)
+    assert dict(stored.dtypes)["user_id"] == "bigint" and dict(stored.dtypes)["seq"] == "bigint"
+    assert sorted((r.user_id, r.seq) for r in stored.collect()) == [(1, 1), (2, 6)]
+    assert ld.check().ok

@@ -150,7 +150,7 @@ def conform(batch: DataFrame, schema: T.StructType, target: Target) -> DataFrame
             msg = (f"`batch`: column {name!r} of {target.describe()} is missing from the "
                    f"batch; batch columns: {list(mine)}")
             raise SchemaMismatchError(msg)
-        if not _same_type(mine[name], dtype):
+        if not _same_type(mine[name], dtype) and not widens(mine[name], dtype):
             msg = (f"`batch`: column {name!r} has type {mine[name].simpleString()} in the batch "
                    f"but {dtype.simpleString()} in {target.describe()}")
             raise SchemaMismatchError(msg)
@@ -159,7 +159,29 @@ def conform(batch: DataFrame, schema: T.StructType, target: Target) -> DataFrame
         msg = (f"`batch`: column {extra[0]!r} is not a column of {target.describe()}; "
                f"table columns: {list(theirs)}")
         raise SchemaMismatchError(msg)
-    return batch.select(*[col(f.name) for f in schema.fields])
+    return batch.select(*[
+        col(f.name) if _same_type(mine[f.name], f.dataType) else col(f.name).cast(f.dataType)
+        for f in schema.fields
+    ])
+
+
+#: Numeric types in the order a value of one fits every later one of its line unchanged.
+_WIDER = ((T.ByteType, T.ShortType, T.IntegerType, T.LongType), (T.FloatType, T.DoubleType))
+
+
+def widens(batch: T.DataType, table: T.DataType) -> bool:
+    """Whether every value of ``batch``'s type is a value of ``table``'s, exactly.
+
+    A narrower integer into a wider one (``int`` into ``bigint``, as a CSV batch's
+    inferred schema often has it) and ``float`` into ``double``; nothing that could
+    round, overflow or change meaning (``bigint`` into ``double``, ``date`` into
+    ``timestamp``).
+    """
+    for line in _WIDER:
+        kinds = [type(batch) is t for t in line], [type(table) is t for t in line]
+        if any(kinds[0]) and any(kinds[1]):
+            return kinds[0].index(True) < kinds[1].index(True)
+    return False
 
 
 def _same_type(a: T.DataType, b: T.DataType) -> bool:
