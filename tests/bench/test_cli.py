@@ -37,6 +37,69 @@ def test_generate_errors(tmp_path, capsys):
     assert "use --mode overwrite" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("kind", "tables"), [
+    ("band", {"events": ["eid", "eventTime", "eventType"],
+              "measurements": ["mid", "measurementTime", "value"]}),
+    ("loader", {"base": ["user_id", "click_id", "event_date", "value", "amount"],
+                "batch": ["user_id", "click_id", "event_date", "value", "amount"]}),
+    ("intervals", {"points": ["id", "time", "seq"],
+                   "intervals": ["id", "start_time", "end_time", "points"]}),
+])
+def test_generate_every_kind(spark, tmp_path, capsys, kind, tables):
+    out = tmp_path / kind
+    rows = [] if kind == "intervals" else ["--rows", "400"]
+    assert main(["generate", "--kind", kind, "--ids", "20", *rows, "--out", str(out),
+                 "--master", "local[2]"]) == 0
+    printed = capsys.readouterr().out
+    for name, columns in tables.items():
+        assert spark.read.parquet(str(out / name)).columns == columns
+        assert f"{out / name} ({', '.join(columns)})" in printed
+    params = json.loads((out / "_dataset.json").read_text())
+    assert params["kind"] == kind and "time_type" not in params
+
+
+def test_generate_loader_batch_appends_nine_tenths(spark, tmp_path):
+    import chronojoin as cj
+
+    out = tmp_path / "loader"
+    assert main(["generate", "--kind", "loader", "--ids", "1", "--rows", "2000",
+                 "--out", str(out), "--master", "local[2]"]) == 0
+    ld = cj.IncrementalLoader(spark, path=str(tmp_path / "t"), keys=["user_id", "click_id"])
+    assert ld.append(spark.read.parquet(str(out / "base"))).rows_appended == 2000
+    report = ld.append(spark.read.parquet(str(out / "batch")))
+    assert (report.rows_in, report.rows_appended) == (100, 90)
+    assert (report.duplicates_in_batch, report.duplicates_existing) == (5, 5)
+
+
+def test_generate_rejects_options_of_other_kinds(tmp_path, capsys):
+    assert main(["generate", "--kind", "band", "--ids", "5", "--skew", "0.3",
+                 "--out", str(tmp_path / "x")]) == 2
+    assert "--skew: not an option of --kind band (it takes --rows)" in capsys.readouterr().err
+    assert main(["generate", "--ids", "5", "--rows", "9", "--out", str(tmp_path / "x")]) == 2
+    assert "--rows: not an option of --kind thesis" in capsys.readouterr().err
+    assert main(["generate", "--kind", "band", "--ids", "5", "--rows", "0",
+                 "--out", str(tmp_path / "x")]) == 2
+    assert "--rows must be >= 1" in capsys.readouterr().err
+
+
+def test_bench_report_without_matplotlib_names_the_extra(tmp_path, capsys, monkeypatch):
+    import sys as system
+
+    for name in [m for m in system.modules if m.startswith(("chronojoin.report", "matplotlib"))]:
+        monkeypatch.delitem(system.modules, name)
+    monkeypatch.setitem(system.modules, "matplotlib", None)
+    assert main(["bench", "report", "--results", str(tmp_path), "--out", str(tmp_path / "r")]) == 2
+    assert "pip install 'chronojoin[bench]'" in capsys.readouterr().err
+
+
+def test_summary_says_why_a_method_failed():
+    from chronojoin.bench.suite import summary
+
+    records = [{"kind": "result", "master": "local[2]", "case": "asof size n=10",
+                "method": "duckdb", "status": "error", "error": "No module named 'duckdb'"}]
+    assert "error: No module named 'duckdb' (pip install 'chronojoin[bench]')" in summary(records)
+
+
 def test_bench_argument_errors(tmp_path, capsys):
     assert main(["bench", "--cases", "nope", "--results", str(tmp_path)]) == 2
     assert "--cases: no benchmark cases for ['nope']" in capsys.readouterr().err

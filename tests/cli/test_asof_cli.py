@@ -75,11 +75,76 @@ def test_bad_path_is_one_line_error(inputs, capsys):
     assert len(err.splitlines()) == 1
 
 
+def test_damaged_input_is_one_line_error(inputs, capsys):
+    (inputs / "damaged").mkdir()
+    (inputs / "damaged" / "part-0.parquet").write_text("not parquet")
+    code = main(["asof", str(inputs / "damaged"), str(inputs / "left"), "--out",
+                 str(inputs / "o"), "--on", "t", "--master", "local[2]"])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("chronojoin asof: error: cannot read ")
+    assert "[FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER]" in err and len(err.splitlines()) == 1
+
+
+def test_unwritable_output_fails_before_spark(inputs, capsys):
+    (inputs / "file").write_text("a file, not a directory")
+    code = main(["asof", str(inputs / "left"), str(inputs / "left"), "--out",
+                 str(inputs / "file" / "o"), "--on", "t", "--master", "local[2]"])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"chronojoin asof: error: cannot write {inputs / 'file' / 'o'}: ")
+    assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    (["--conf", "spark.sql.shuffle.partitions"], "argument --conf: expected KEY=VALUE"),
+    (["--conf", "=4"], "argument --conf: expected KEY=VALUE"),
+    (["--master", "locl[2]"], "argument --master: expected local, local[N]"),
+])
+def test_bad_session_options_are_usage_errors(inputs, capsys, option, message):
+    with pytest.raises(SystemExit) as exc:
+        main(["asof", str(inputs / "left"), str(inputs / "left"), "--out", str(inputs / "o"),
+              "--on", "t", *option])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("message", "said"), [
+    ("`bucket_width`: must be positive", "--bucket-width: must be positive"),
+    ("`right[1].on`: column 'x' not found", "--right-on (right table 2): column 'x' not found"),
+    ("`on_duplicate='fail'`: 2 duplicates", "--on-duplicate fail: 2 duplicates"),
+    ("`left`: not a DataFrame", "`left`: not a DataFrame"),
+    ("no argument named here", "no argument named here"),
+])
+def test_library_messages_name_the_options(message, said):
+    from chronojoin.cli.main import in_cli_terms
+
+    flags = {"bucket_width": "--bucket-width", "right.on": "--right-on",
+             "on_duplicate": "--on-duplicate"}
+    assert in_cli_terms(message, flags) == said
+
+
+def test_several_right_tables_name_the_table_and_option(inputs, capsys):
+    code = main(["asof", str(inputs / "left"), str(inputs / "left"), str(inputs / "right.csv"),
+                 "--out", str(inputs / "o"), "--left-on", "t", "--right-on", "t,nope",
+                 "--prefix", "a_,b_", "--master", "local[2]"])
+    assert code == 2
+    assert "error: --right-on (right table 2): column 'nope' not found" in capsys.readouterr().err
+
+
+def test_master_urls_spark_accepts():
+    from chronojoin.cli.options import master_url
+
+    for url in ("local", "local[2]", "local[*]", "local[2, 3]", "local-cluster[2,1,1024]",
+                "yarn", "spark://127.0.0.1:7077", "k8s://https://10.0.0.1:6443"):
+        assert master_url(url) == url
+
+
 def test_bad_column_is_one_line_error(inputs, capsys):
     code = main(["asof", str(inputs / "left"), str(inputs / "left"), "--out",
                  str(inputs / "o"), "--on", "time", "--master", "local[2]"])
     assert code == 2
-    assert "`on`: column 'time' not found in left" in capsys.readouterr().err
+    assert "--on: column 'time' not found in left" in capsys.readouterr().err
 
 
 def test_help_lists_every_option(capsys):
@@ -90,6 +155,15 @@ def test_help_lists_every_option(capsys):
     for option in ("--on", "--by", "--direction", "--tolerance", "--strategy", "--master",
                    "--tiebreak", "--how", "--strict", "--prefix"):
         assert option in text
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    (["--ids", "0"], "--ids must be >= 1"),
+    (["--strategies", "union,bogus"], "--strategies: unknown ['bogus']"),
+])
+def test_demo_options_are_checked_before_spark(capsys, option, message):
+    assert main(["demo", *option, "--master", "local[2]"]) == 2
+    assert message in capsys.readouterr().err
 
 
 def test_demo_runs(capsys):

@@ -37,7 +37,7 @@ def test_interval_join_and_errors(spark, tmp_path, capsys):
     assert main([*base, "--left-start", "t"]) == 0
     assert [r.id for r in spark.read.parquet(out).collect()] == [1]
     capsys.readouterr()
-    assert main([*base, "--left-start", "nope"]) == 2
+    assert main([*base, "--left-start", "nope", "--mode", "overwrite"]) == 2
     err = capsys.readouterr().err
-    assert "`left_start`: column 'nope' not found in left" in err
+    assert "--left-start: column 'nope' not found in left" in err
     assert len(err.strip().splitlines()) == 1

@@ -41,7 +41,7 @@ def test_bad_agg_and_column_are_one_line_errors(inputs, capsys):
     assert "expected NAME=FUNCTION[:COLUMN]" in capsys.readouterr().err
     assert main([*base, "--start", "nope"]) == 2
     err = capsys.readouterr().err.strip()
-    assert "`start`: column 'nope' not found in intervals" in err
+    assert "--start: column 'nope' not found in intervals" in err
     assert len(err.splitlines()) == 1
 
 

@@ -40,8 +40,19 @@ def test_load_errors_are_one_line(batch, tmp_path, capsys):
                  "--master", "local[2]"])
     assert code == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("chronojoin load: error: `keys`: column 'nope' not found in batch")
+    assert err.startswith("chronojoin load: error: --keys: column 'nope' not found in batch")
     assert main(["load", "--table", table, "--keys", "k", "--master", "local[2]"]) == 2
     assert "BATCH is required" in capsys.readouterr().err
     assert main(["load", batch, "--check", "--table", table, "--keys", "k"]) == 2
     assert "not used with --check" in capsys.readouterr().err
+
+
+def test_duplicates_with_on_duplicate_fail_end_in_one_line(batch, tmp_path, capsys):
+    code = main(["load", batch, "--table", str(tmp_path / "table"), "--keys", "user_id,click_id",
+                 "--on-duplicate", "fail", "--master", "local[2]"])
+    assert code == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("chronojoin load: error: --on-duplicate fail: the batch has 1 "
+                          "duplicate row(s)")
+    assert "\n" not in err
+    assert not list((tmp_path / "table").glob("event_date=*"))  # nothing written

@@ -90,6 +90,14 @@ class Suite:
         return out
 
 
+def _reason(error: str, width: int = 80) -> str:
+    """A failure's reason as the summary shows it: one line, the missing extra named."""
+    text = error.splitlines()[0] if error else ""
+    if "No module named" in text:
+        text += " (pip install 'chronojoin[bench]')"
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 def summary(records: Sequence[dict[str, Any]]) -> str:
     """Format a plain-text table: median seconds per (master, case, method), and failures."""
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
@@ -107,5 +115,7 @@ def summary(records: Sequence[dict[str, Any]]) -> str:
             text = failed[0].get("status", "?") if failed else "-"
         if failed and times:
             text += f", {failed[0].get('status')}"
+        if failed and failed[0].get("error"):
+            text += f": {_reason(str(failed[0]['error']))}"
         lines.append(f"{master:<22} {case:<40} {method:<14} {text}")
     return "\n".join(lines)

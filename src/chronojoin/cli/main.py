@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from collections.abc import Sequence
 
 from chronojoin.cli.errors import CliError, first_line
+from chronojoin.cli.session import check_output
+from chronojoin.errors import ChronojoinError
 
 #: command name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -40,7 +43,34 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text)
         if only in (None, name):
             _module(module).add_arguments(p)
+            # argparse has no public list of a parser's options; ``_actions`` is it.
+            flags = {a.dest: max(a.option_strings, key=len)
+                     for a in p._actions if a.option_strings and a.dest != "help"}
+            p.set_defaults(_flags={**flags, **getattr(_module(module), "FLAGS", {})})
     return parser
+
+
+def in_cli_terms(message: str, flags: dict[str, str]) -> str:
+    """A library message that starts with an argument's name, with the option's name.
+
+    A message opening with the name ``bucket_width`` in backticks opens with
+    ``--bucket-width`` instead; ``right[1].on`` becomes ``--right-on (right table 2)``.
+    ``on_duplicate='fail'`` becomes ``--on-duplicate fail``. A name with no option
+    (``left``, ``right``: the input paths) stays as it is.
+    """
+    found = re.match(r"`([^`]+)`", message)
+    if found is None:
+        return message
+    name, _, value = found.group(1).partition("=")
+    table = ""
+    of_table = re.fullmatch(r"right\[(\d+)\]\.(\w+)", name)
+    if of_table is not None:
+        name, table = f"right.{of_table.group(2)}", f" (right table {int(of_table.group(1)) + 1})"
+    flag = flags.get(name)
+    if flag is None:
+        return message
+    given = f" {value.strip(chr(39))}" if value else ""  # `on_duplicate='fail'`
+    return f"{flag}{given}{table}{message[found.end():]}"
 
 
 def _module(name: str):  # type: ignore[no-untyped-def]
@@ -57,13 +87,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        if hasattr(args, "mode") and getattr(args, "out", None) and not getattr(args, "remote",
+                                                                                None):
+            check_output(args.out, args.mode)  # before Spark starts, not after the join
         result: int = _module(COMMANDS[args.command][0]).execute(args)
     except CliError as exc:
         print(f"chronojoin {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except (ValueError, TypeError, FileNotFoundError) as exc:
-        print(f"chronojoin {args.command}: error: {first_line(exc)}", file=sys.stderr)
+        message = in_cli_terms(first_line(exc), getattr(args, "_flags", {}))
+        print(f"chronojoin {args.command}: error: {message}", file=sys.stderr)
         return 2
+    except ChronojoinError as exc:  # a load that cannot proceed (duplicates, a lock)
+        message = in_cli_terms(first_line(exc), getattr(args, "_flags", {}))
+        print(f"chronojoin {args.command}: error: {message}", file=sys.stderr)
+        return 1
     return result
 
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 
 def add_master(parser: argparse.ArgumentParser, *, remote: bool = False) -> None:
     """``--master`` and ``--conf KEY=VALUE`` (repeatable); ``--remote`` when asked."""
     parser.add_argument(
-        "--master", default="local[*]",
+        "--master", default="local[*]", type=master_url,
         help="Spark master URL, e.g. local[2] or spark://127.0.0.1:7077 (default: local[*])",
     )
     if remote:
@@ -19,7 +20,7 @@ def add_master(parser: argparse.ArgumentParser, *, remote: bool = False) -> None
                  "extra: pip install 'chronojoin[connect]')",
         )
     parser.add_argument(
-        "--conf", action="append", default=[], metavar="KEY=VALUE",
+        "--conf", action="append", default=[], metavar="KEY=VALUE", type=key_value,
         help="extra Spark configuration, repeatable",
     )
 
@@ -48,13 +49,33 @@ def split_list(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+def key_value(item: str) -> str:
+    """``--conf``'s check: ``KEY=VALUE`` with a non-empty key (a usage error otherwise)."""
+    key, sep, _ = item.partition("=")
+    if not sep or not key.strip():
+        msg = f"expected KEY=VALUE, got {item!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return item
+
+
 def key_value_pairs(items: list[str]) -> dict[str, str]:
     """``["k=v", ...]`` -> ``{"k": "v"}``."""
     out = {}
     for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            msg = f"expected KEY=VALUE, got {item!r}"
-            raise argparse.ArgumentTypeError(msg)
+        key, _, value = key_value(item).partition("=")
         out[key.strip()] = value.strip()
     return out
+
+
+#: The master URLs Spark accepts (``SparkContext`` rejects any other at start-up).
+_MASTER = re.compile(r"local(\[(\d+|\*)(\s*,\s*\d+)?\])?|local-cluster\[.+\]|yarn|"
+                     r"(spark|k8s)://.+")
+
+
+def master_url(value: str) -> str:
+    """``--master``'s check, so that a typo is a usage error rather than a JVM failure."""
+    if not _MASTER.fullmatch(value.strip()):
+        msg = (f"expected local, local[N], local[*], spark://HOST:PORT, yarn or "
+               f"k8s://URL, got {value!r}")
+        raise argparse.ArgumentTypeError(msg)
+    return value.strip()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import socket
+import tempfile
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
@@ -66,31 +68,62 @@ def session(
             return builder.getOrCreate()
         except Exception as exc:  # no server, or no connect extra installed
             msg = f"--remote {remote}: cannot connect: {first_line(exc)}"
+            if "PACKAGE_NOT_INSTALLED" in str(exc):
+                msg += " (install the connect extra: pip install 'chronojoin[connect]')"
             raise CliError(msg) from exc
-    spark = builder.getOrCreate()
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # the JVM did not start: its own message went to stderr
+        msg = f"--master {args.master}: cannot start Spark: {spark_message(exc)}"
+        raise CliError(msg) from exc
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
 
-def read(spark: SparkSession, path: str, fmt: str | None = None) -> DataFrame:
-    """Read a Parquet or CSV input; a missing path is a one-line error."""
-    from pyspark.errors import AnalysisException
+def spark_message(exc: BaseException) -> str:
+    """The line of a Spark error that says what went wrong.
 
+    A JVM error reaches Python as ``An error occurred while calling o35.parquet.`` and a
+    Java stack trace; the line naming Spark's error class (``[FAILED_READ_FILE...] ...``)
+    or, failing that, the first ``...Exception: message`` line is the one a user needs.
+    """
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    for pattern in (_ERROR_CLASS, _JAVA_EXCEPTION):
+        for line in lines:
+            found = pattern.search(line)
+            if found:
+                return line[found.start():]
+    return first_line(exc)
+
+
+#: ``[ERROR_CLASS] message`` / ``[ERROR_CLASS.SUB_CLASS] message``, Spark's error format.
+_ERROR_CLASS = re.compile(r"\[[A-Z][A-Z0-9_]*(\.[A-Z0-9_]+)*\] ")
+#: ``java.io.IOException: message`` after an optional ``: `` or ``Caused by: ``.
+_JAVA_EXCEPTION = re.compile(r"(?<![\w.])(?:[a-z]\w*\.)+\w*(?:Exception|Error): \S")
+
+
+def read(spark: SparkSession, path: str, fmt: str | None = None) -> DataFrame:
+    """Read a Parquet or CSV input; a missing or unreadable path is a one-line error."""
     remote = is_connect(spark)
     if not remote and not os.path.exists(path) and "://" not in path:
         msg = f"input path does not exist: {path}"
         raise CliError(msg)
     fmt = fmt or ("csv" if path.lower().endswith(".csv") else "parquet")
-    if fmt == "csv":
-        df = spark.read.csv(path, header=True, inferSchema=True)
-    else:
-        df = spark.read.parquet(path)
-    if remote:
-        try:
+    if not remote:  # the one-line error below says it; no executor stack traces before it
+        spark.sparkContext.setLogLevel("OFF")
+    try:  # a classic session reads the footers (or the CSV header) here
+        if fmt == "csv":
+            df = spark.read.csv(path, header=True, inferSchema=True)
+        else:
+            df = spark.read.parquet(path)
+        if remote:
             df.schema  # noqa: B018  the server resolves the path here, not at the first job
-        except AnalysisException as exc:
-            msg = f"cannot read {path}: {first_line(exc)}"
-            raise CliError(msg) from exc
+    except Exception as exc:  # a damaged or unreadable input, not a bug of the command
+        msg = f"cannot read {path}: {spark_message(exc)}"
+        raise CliError(msg) from exc
+    finally:
+        if not remote:
+            spark.sparkContext.setLogLevel("ERROR")
     return df
 
 
@@ -107,10 +140,37 @@ def write(df: DataFrame, path: str, mode: str = "errorifexists") -> None:
                 msg += " (use --mode overwrite if it exists)"
             raise CliError(msg) from exc
         return
+    check_output(path, mode)
+    df.write.mode(mode).parquet(path)
+
+
+def check_output(path: str, mode: str) -> None:
+    """An existing output without ``--mode overwrite``, or one that cannot be written.
+
+    The join commands call it before they start Spark (and :func:`write` again).
+    """
     if mode != "overwrite" and os.path.exists(path):
         msg = f"output path exists: {path} (use --mode overwrite)"
         raise CliError(msg)
-    df.write.mode(mode).parquet(path)
+    check_writable(path)
+
+
+def check_writable(path: str) -> None:
+    """Fail before any job when a local output's directory cannot be created.
+
+    Spark would otherwise find out after the join, with a Java stack trace. Paths with
+    a scheme (``hdfs://``, ``s3a://``) are left to Spark.
+    """
+    if "://" in path:
+        return
+    parent = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(parent, exist_ok=True)
+        with tempfile.TemporaryFile(dir=parent):
+            pass
+    except OSError as exc:
+        msg = f"cannot write {path}: {exc.strerror or exc} ({parent})"
+        raise CliError(msg) from exc
 
 
 def _check_reachable(url: str) -> None:

@@ -78,6 +78,18 @@ def _batch(spark: SparkSession, rows: int, partitions: int, seed: int) -> DataFr
     ))
 
 
+def generate(spark: SparkSession, *, rows: int, seed: int) -> dict[str, DataFrame]:
+    """A first load of ``rows`` rows and a batch of ``rows / 20`` to append after it.
+
+    ``base`` spreads over :data:`PARTITIONS` values of ``event_date`` (fewer with fewer
+    rows); ``batch`` touches :data:`TOUCHED` of them, with 5% keys already in ``base``
+    and 5% second rows of its own new keys: the loader keeps ``rows / 20 * 0.9`` of it.
+    """
+    partitions = max(TOUCHED, min(PARTITIONS, rows // 100))
+    return {"base": _rows(spark, 0, rows, partitions, seed=seed),
+            "batch": _batch(spark, rows, partitions, seed)}
+
+
 def _listing(root: str) -> set[str]:
     out: set[str] = set()
     for dirpath, _, files in os.walk(root):

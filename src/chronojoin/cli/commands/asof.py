@@ -15,6 +15,13 @@ from chronojoin._typing import AsofStrategy
 from chronojoin.cli import options, session
 from chronojoin.cli.errors import CliError
 
+#: The options of the library's arguments whose names differ (see ``main.in_cli_terms``).
+FLAGS = {
+    "allow_exact_matches": "--strict", "right.on": "--right-on", "right.by": "--right-by",
+    "right.tolerance": "--tolerance", "right.prefix": "--prefix",
+    "right.tiebreak": "--tiebreak", "right.direction": "--direction",
+    "right.allow_exact_matches": "--strict",
+}
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``chronojoin asof``."""

@@ -71,7 +71,12 @@ def _report(args: argparse.Namespace) -> int:
     if not args.out:
         msg = "`bench report` needs --out DIR"
         raise CliError(msg)
-    from chronojoin.report import write_report
+    try:
+        from chronojoin.report import write_report
+    except ModuleNotFoundError as exc:  # matplotlib comes with the bench extra
+        msg = (f"`bench report` needs {exc.name}: install the bench extra, "
+               "pip install 'chronojoin[bench]'")
+        raise CliError(msg) from exc
 
     path = write_report([args.results], args.out)
     print(f"report written: {path}")

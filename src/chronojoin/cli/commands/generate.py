@@ -6,8 +6,9 @@ the ascending dataset is also saved as bucketed tables in a persistent metastore
 support, embedded Derby under ``DIR/metastore_db``, data under ``DIR/warehouse``).
 The other kinds come from the ``generate(spark, **params) -> {table: DataFrame}`` function
 of the family's benchmark module (``chronojoin.bench.cases.<kind>``), given those of
-``n_ids``/``keys`` (``--ids``), ``points``, ``intervals``, ``seed``, ``skew``, ``order``,
-``time_type`` and ``max_seconds`` that it accepts.
+``n_ids``/``keys`` (``--ids``), ``rows``, ``points``, ``intervals``, ``seed``, ``skew``,
+``order``, ``time_type`` and ``max_seconds`` that it accepts; an option the kind does not
+take is an error rather than silently ignored.
 """
 
 from __future__ import annotations
@@ -20,10 +21,29 @@ from typing import Any
 
 from chronojoin.cli.errors import CliError
 from chronojoin.cli.options import add_master, add_output, split_list
+from chronojoin.cli.session import check_writable
 
 KINDS = ("thesis", "intervals", "band", "loader")
 ORDERS = ("asc", "desc", "random", "none")
+#: Options that only some kinds take: option -> (parameter, default).
+OPTIONAL = {
+    "--time-type": ("time_type", "timestamp"),
+    "--order": ("order", "asc"),
+    "--max-seconds": ("max_seconds", 365 * 86400),
+    "--left-rows-per-id": ("left_rows_per_id", 1),
+    "--skew": ("skew", 0.0),
+    "--rows": ("rows", None),
+    "--points": ("points", None),
+    "--intervals": ("intervals", None),
+    "--buckets": ("buckets", None),
+}
+#: The parameters of :func:`chronojoin.datagen.thesis` (and ``--buckets``).
+THESIS = ("n_ids", "seed", "time_type", "order", "max_seconds", "left_rows_per_id", "skew",
+          "buckets")
 
+
+#: The options of the library's arguments whose names differ (see ``main.in_cli_terms``).
+FLAGS = {"n_ids": "--ids", "keys": "--ids"}
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``generate``."""
@@ -31,17 +51,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ids", type=int, required=True, help="number of distinct ids (keys)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument(
-        "--time-type", default="timestamp", choices=["timestamp", "integer"],
-        help="time column type (default timestamp)",
+        "--time-type", default=OPTIONAL["--time-type"][1], choices=["timestamp", "integer"],
+        help="thesis: time column type (default timestamp)",
     )
     parser.add_argument(
-        "--order", default="asc",
-        help="row order(s), comma-separated: asc, desc, random, none (default asc)",
+        "--order", default=OPTIONAL["--order"][1],
+        help="thesis: row order(s), comma-separated: asc, desc, random, none (default asc)",
     )
-    parser.add_argument("--max-seconds", type=int, default=365 * 86400, help="largest time")
-    parser.add_argument("--left-rows-per-id", type=int, default=1, help="thesis: left rows per id")
+    parser.add_argument("--max-seconds", type=int, default=OPTIONAL["--max-seconds"][1],
+                        help="thesis: largest time")
+    parser.add_argument("--left-rows-per-id", type=int,
+                        default=OPTIONAL["--left-rows-per-id"][1], help="thesis: left rows per id")
     parser.add_argument(
-        "--skew", type=float, default=0.0, help="share of rows moved to one hot key (0..1)"
+        "--skew", type=float, default=OPTIONAL["--skew"][1],
+        help="thesis, intervals: share of rows moved to one hot key (0..1)",
+    )
+    parser.add_argument(
+        "--rows", type=int, default=None,
+        help="band: events and measurements each; loader: rows of the first load, whose "
+             "batch to append gets 1/20 as many (default: --ids)",
     )
     parser.add_argument(
         "--points", type=int, default=None,
@@ -52,7 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="intervals: number of intervals (default 10 per id)",
     )
     parser.add_argument(
-        "--buckets", help="also save bucketed tables, e.g. 20,40,80,160 or 'thesis'"
+        "--buckets", help="thesis: also save bucketed tables, e.g. 20,40,80,160 or 'thesis'"
     )
     parser.add_argument(
         "--database", default="chronojoin", help="metastore database of bucketed tables"
@@ -73,17 +101,30 @@ def execute(args: argparse.Namespace) -> int:
     if args.ids < 1:
         msg = f"--ids must be >= 1; got {args.ids}"
         raise CliError(msg)
+    for name in ("rows", "points", "intervals"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            msg = f"--{name} must be >= 1; got {getattr(args, name)}"
+            raise CliError(msg)
     buckets = parse_buckets(split_list(args.buckets))
     if args.mode != "overwrite" and os.path.exists(args.out):
         msg = f"output path exists: {args.out} (use --mode overwrite)"
         raise CliError(msg)
-    generator = _generator(args.kind)
+    generator, accepted = _generator(args.kind)
+    unused = [option for option, (name, default) in OPTIONAL.items()
+              if name not in accepted and getattr(args, name) != default]
+    if unused:
+        msg = (f"{', '.join(unused)}: not an option of --kind {args.kind} (it takes "
+               f"{', '.join(o for o, (n, _) in OPTIONAL.items() if n in accepted) or 'none'})")
+        raise CliError(msg)
+    check_writable(args.out)
     spark = _session(args, bool(buckets))
     for order in orders:
         out = args.out if len(orders) == 1 else os.path.join(args.out, order)
         tables = generator(spark, args, order)
-        _write(tables, out, args, order)
-        print(f"{args.kind} {order}: " + ", ".join(os.path.join(out, t) for t in tables))
+        _write(tables, out, args, order, accepted)
+        label = f"{args.kind} {order}" if "order" in accepted else args.kind
+        print(f"{label}: " + ", ".join(
+            f"{os.path.join(out, t)} ({', '.join(df.columns)})" for t, df in tables.items()))
     if buckets:
         _bucketed(generator(spark, args, "asc"), args, buckets)
     return 0
@@ -107,14 +148,13 @@ def _hive_conf(out: str) -> dict[str, str]:
     }
 
 
-def _write(tables: dict[str, Any], out: str, args: argparse.Namespace, order: str) -> None:
+def _write(tables: dict[str, Any], out: str, args: argparse.Namespace, order: str,
+           accepted: frozenset[str]) -> None:
+    """Write the tables, with the parameters the kind was generated with."""
     from chronojoin.datagen import write_tables
 
-    params = {
-        "kind": args.kind, "n_ids": args.ids, "seed": args.seed, "order": order,
-        "time_type": args.time_type, "skew": args.skew,
-        "left_rows_per_id": args.left_rows_per_id, "max_seconds": args.max_seconds,
-    }
+    given = {**_offered(args, order), "n_ids": args.ids}
+    params = {"kind": args.kind, **{k: v for k, v in given.items() if k in accepted}}
     write_tables(tables, out, mode="overwrite", params=params)
 
 
@@ -131,10 +171,25 @@ def _bucketed(tables: dict[str, Any], args: argparse.Namespace, buckets: tuple[i
     ))
 
 
-def _generator(kind: str) -> Any:
-    """``(spark, args, order) -> {table: DataFrame}`` for ``kind``."""
+#: The parameters :func:`_offered` gives.
+OFFERED = ("n_ids", "keys", "seed", "skew", "order", "time_type", "max_seconds",
+           "left_rows_per_id", "rows", "points", "intervals")
+
+
+def _offered(args: argparse.Namespace, order: str) -> dict[str, Any]:
+    """Every parameter a kind's ``generate`` may take (:data:`OFFERED`), from the options."""
+    return {
+        "n_ids": args.ids, "keys": args.ids, "seed": args.seed, "skew": args.skew,
+        "order": order, "time_type": args.time_type, "max_seconds": args.max_seconds,
+        "left_rows_per_id": args.left_rows_per_id, "rows": args.rows or args.ids,
+        "points": args.points or 100 * args.ids, "intervals": args.intervals or 10 * args.ids,
+    }
+
+
+def _generator(kind: str) -> tuple[Any, frozenset[str]]:
+    """``(spark, args, order) -> {table: DataFrame}`` for ``kind``, and its parameters."""
     if kind == "thesis":
-        return _thesis
+        return _thesis, frozenset(THESIS)
     module_name = f"chronojoin.bench.cases.{kind}"
     try:
         module = import_module(module_name)
@@ -146,26 +201,22 @@ def _generator(kind: str) -> Any:
         msg = f"--kind {kind}: {module_name} has no `generate` function"
         raise CliError(msg)
 
+    parameters = inspect.signature(make).parameters
+    missing = [
+        n for n, p in parameters.items()
+        if n != "spark" and p.default is inspect.Parameter.empty and n not in OFFERED
+        and p.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)
+    ]
+    if missing:
+        msg = f"--kind {kind}: {module_name}.generate needs {missing}, not offered here"
+        raise CliError(msg)
+    accepted = frozenset(n for n in parameters if n in OFFERED)
+
     def family(spark: Any, args: argparse.Namespace, order: str) -> dict[str, Any]:
-        offered = {
-            "n_ids": args.ids, "keys": args.ids, "seed": args.seed, "skew": args.skew,
-            "order": order, "time_type": args.time_type, "max_seconds": args.max_seconds,
-            "points": args.points or 100 * args.ids,
-            "intervals": args.intervals or 10 * args.ids,
-        }
-        accepted = inspect.signature(make).parameters
-        missing = [
-            n for n, p in accepted.items()
-            if n != "spark" and p.default is inspect.Parameter.empty and n not in offered
-            and p.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)
-        ]
-        if missing:
-            msg = f"--kind {kind}: {module_name}.generate needs {missing}, not offered here"
-            raise CliError(msg)
-        kwargs = {k: v for k, v in offered.items() if k in accepted}
+        kwargs = {k: v for k, v in _offered(args, order).items() if k in accepted}
         return dict(make(spark, **kwargs))
 
-    return family
+    return family, accepted
 
 
 def _thesis(spark: Any, args: argparse.Namespace, order: str) -> dict[str, Any]:
