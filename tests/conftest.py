@@ -32,7 +32,9 @@ def _build_session():
         **TEST_SESSION_CONF,
         "spark.default.parallelism": TEST_SESSION_CONF["spark.sql.shuffle.partitions"],
         "spark.ui.showConsoleProgress": "false",
-        "spark.driver.memory": "2g",
+        # Several joins of one test build their broadcasts at once; 2g failed once with
+        # "Not enough memory to build and broadcast the table" on tiny inputs.
+        "spark.driver.memory": "4g",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
     }
     builder = SparkSession.builder.master("local[2]").appName("chronojoin-tests")
