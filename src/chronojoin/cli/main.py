@@ -87,9 +87,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        if hasattr(args, "mode") and getattr(args, "out", None) and not getattr(args, "remote",
-                                                                                None):
-            check_output(args.out, args.mode)  # before Spark starts, not after the join
+        # An output that exists or cannot be written, before Spark starts (a Connect
+        # server writes on its own file system: it says so after the join).
+        local = not getattr(args, "remote", None)
+        if hasattr(args, "mode") and getattr(args, "out", None) and local:
+            check_output(args.out, args.mode)
         result: int = _module(COMMANDS[args.command][0]).execute(args)
     except CliError as exc:
         print(f"chronojoin {args.command}: error: {exc}", file=sys.stderr)
