@@ -56,3 +56,22 @@ def test_duplicates_with_on_duplicate_fail_end_in_one_line(batch, tmp_path, caps
                           "duplicate row(s)")
     assert "\n" not in err
     assert not list((tmp_path / "table").glob("event_date=*"))  # nothing written
+
+
+@pytest.mark.slow
+def test_a_table_name_says_where_the_new_metastore_table_goes(batch, tmp_path):
+    """A name (no '/') is a metastore table: its first load says where it will live."""
+    import os
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-c", "from chronojoin.cli.main import run; run()", "load", batch,
+           "--table", "clicks", "--keys", "user_id,click_id", "--master", "local[2]"]
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    first, again = (subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=env,
+                                   timeout=300, check=False) for _ in range(2))
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert "creating metastore table clicks (metastore: metastore_db/" in first.stderr
+    assert "rows_appended: 2" in first.stdout
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "creating metastore table" not in again.stderr and "skipped: True" in again.stdout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from chronojoin.cli.errors import CliError
 from chronojoin.cli.options import add_master, split_list
@@ -59,6 +60,13 @@ def execute(args: argparse.Namespace) -> int:
 
     is_path = _is_path(args.table)
     spark = session(args, "chronojoin-load", hive=not is_path)
+    if not is_path and not maintenance and not spark.catalog.tableExists(args.table):
+        # A name, not a path: say where the new table and its metastore will live.
+        conf = spark.conf
+        print(f"creating metastore table {args.table} (metastore: "
+              f"{conf.get('spark.hadoop.javax.jdo.option.ConnectionURL', 'metastore_db/')}, "
+              f"data: {conf.get('spark.sql.warehouse.dir')}); give a path with '/' for a "
+              "plain directory", file=sys.stderr)
     loader = IncrementalLoader(
         spark, path=args.table if is_path else None, table=None if is_path else args.table,
         keys=split_list(args.keys) or [], partition_by=args.partition_by,
