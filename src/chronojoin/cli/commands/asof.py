@@ -23,6 +23,7 @@ FLAGS = {
     "right.allow_exact_matches": "--strict",
 }
 
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``chronojoin asof``."""
     parser.add_argument("left", help="left table (Parquet directory or .csv file)")

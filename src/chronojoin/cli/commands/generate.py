@@ -45,6 +45,7 @@ THESIS = ("n_ids", "seed", "time_type", "order", "max_seconds", "left_rows_per_i
 #: The options of the library's arguments whose names differ (see ``main.in_cli_terms``).
 FLAGS = {"n_ids": "--ids", "keys": "--ids"}
 
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``generate``."""
     parser.add_argument("--kind", default="thesis", choices=KINDS, help="which dataset")

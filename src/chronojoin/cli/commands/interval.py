@@ -14,6 +14,7 @@ FUNCTIONS = ("sum", "count", "mean", "min", "max", "collect_list", "collect_set"
 #: The options of the library's arguments whose names differ (see ``main.in_cli_terms``).
 FLAGS = {"buckets": "--buckets/--bucket-width", "aggs": "--agg"}
 
+
 def parse_agg(text: str) -> tuple[str, tuple[str, str | None]]:
     """``"total=sum:points"`` -> ``("total", ("sum", "points"))``; ``"n=count"`` counts rows.
 

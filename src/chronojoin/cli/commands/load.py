@@ -12,6 +12,7 @@ from chronojoin.cli.options import add_master, split_list
 #: The options of the library's arguments whose names differ (see ``main.in_cli_terms``).
 FLAGS = {"format": "--format"}
 
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``chronojoin load``."""
     parser.add_argument("batch", nargs="?", metavar="BATCH",
