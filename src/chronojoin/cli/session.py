@@ -128,7 +128,11 @@ def read(spark: SparkSession, path: str, fmt: str | None = None) -> DataFrame:
 
 
 def write(df: DataFrame, path: str, mode: str = "errorifexists") -> None:
-    """Write ``df`` as Parquet; an existing output without ``--mode overwrite`` is an error."""
+    """Write ``df`` as Parquet.
+
+    On a classic session the output was checked before Spark started
+    (:func:`check_output`); a Connect server's existing output is an error here.
+    """
     from pyspark.errors import AnalysisException
 
     if is_connect(df):
@@ -140,14 +144,15 @@ def write(df: DataFrame, path: str, mode: str = "errorifexists") -> None:
                 msg += " (use --mode overwrite if it exists)"
             raise CliError(msg) from exc
         return
-    check_output(path, mode)
     df.write.mode(mode).parquet(path)
 
 
 def check_output(path: str, mode: str) -> None:
     """An existing output without ``--mode overwrite``, or one that cannot be written.
 
-    The join commands call it before they start Spark (and :func:`write` again).
+    :func:`chronojoin.cli.main.main` calls it for every command with ``--out`` and
+    ``--mode`` before the command starts Spark (a Connect server's outputs are checked
+    by :func:`write`).
     """
     if mode != "overwrite" and os.path.exists(path):
         msg = f"output path exists: {path} (use --mode overwrite)"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import get_args
 
+from chronojoin._typing import AsofStrategy
 from chronojoin.cli import options, session
 from chronojoin.cli.errors import CliError
 
@@ -24,14 +26,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> int:
     """Generate the thesis data, join it with every strategy, print rows and timings."""
     import chronojoin as cj
-    from chronojoin.asof.strategies import STRATEGIES
     from chronojoin.datagen import thesis
 
     if args.ids < 1:
         msg = f"--ids must be >= 1; got {args.ids}"
         raise CliError(msg)
     names = options.split_list(args.strategies) or []
-    allowed = [*STRATEGIES, "auto"]
+    allowed = list(get_args(AsofStrategy))
     unknown = [n for n in names if n not in allowed]
     if unknown:
         msg = f"--strategies: unknown {unknown}; allowed: {allowed}"

@@ -21,7 +21,6 @@ from typing import Any
 
 from chronojoin.cli.errors import CliError
 from chronojoin.cli.options import add_master, add_output, split_list
-from chronojoin.cli.session import check_writable
 
 KINDS = ("thesis", "intervals", "band", "loader")
 ORDERS = ("asc", "desc", "random", "none")
@@ -107,9 +106,6 @@ def execute(args: argparse.Namespace) -> int:
             msg = f"--{name} must be >= 1; got {getattr(args, name)}"
             raise CliError(msg)
     buckets = parse_buckets(split_list(args.buckets))
-    if args.mode != "overwrite" and os.path.exists(args.out):
-        msg = f"output path exists: {args.out} (use --mode overwrite)"
-        raise CliError(msg)
     generator, accepted = _generator(args.kind)
     unused = [option for option, (name, default) in OPTIONAL.items()
               if name not in accepted and getattr(args, name) != default]
@@ -117,7 +113,6 @@ def execute(args: argparse.Namespace) -> int:
         msg = (f"{', '.join(unused)}: not an option of --kind {args.kind} (it takes "
                f"{', '.join(o for o, (n, _) in OPTIONAL.items() if n in accepted) or 'none'})")
         raise CliError(msg)
-    check_writable(args.out)
     spark = _session(args, bool(buckets))
     for order in orders:
         out = args.out if len(orders) == 1 else os.path.join(args.out, order)
