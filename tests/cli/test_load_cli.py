@@ -58,6 +58,35 @@ def test_duplicates_with_on_duplicate_fail_end_in_one_line(batch, tmp_path, caps
     assert not list((tmp_path / "table").glob("event_date=*"))  # nothing written
 
 
+def test_a_partition_value_spark_reads_as_null_ends_in_one_line(spark, tmp_path, capsys):
+    batch = str(tmp_path / "batch")
+    spark.createDataFrame([(1, "__HIVE_DEFAULT_PARTITION__")],
+                          "k long, region string").write.parquet(batch)
+    table = tmp_path / "table"
+    code = main(["load", batch, "--table", str(table), "--keys", "k", "--partition-by",
+                 "region", "--master", "local[2]"])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("chronojoin load: error: --partition-by: column 'region' of the "
+                          "batch has 1 '__HIVE_DEFAULT_PARTITION__' value(s), which Spark "
+                          "reads back")
+    assert "\n" not in err
+    assert not table.exists()  # nothing written
+
+
+def test_check_names_an_unreadable_data_file_in_one_line(batch, tmp_path, capsys):
+    table = tmp_path / "table"
+    base = ["--table", str(table), "--keys", "user_id,click_id", "--master", "local[2]"]
+    assert main(["load", batch, *base]) == 0
+    capsys.readouterr()
+    damaged = sorted(table.glob("event_date=2024-01-02/*.parquet"))[0]
+    damaged.write_bytes(b"not a parquet file")
+    assert main(["load", "--check", *base]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"chronojoin load: error: cannot read the data file {damaged} of ")
+    assert "\n" not in err
+
+
 @pytest.mark.slow
 def test_a_table_name_says_where_the_new_metastore_table_goes(batch, tmp_path):
     """A name (no '/') is a metastore table: its first load says where it will live."""

@@ -114,6 +114,35 @@ def test_empty_string_partition_value_writes_nothing(spark, tmp_path):
     assert not os.path.exists(tmp_path / "t" / "region=eu")
 
 
+def test_hive_default_partition_value_writes_nothing(spark, tmp_path):
+    """Spark reads a ``region=__HIVE_DEFAULT_PARTITION__`` directory back as NULL, so its
+    stored keys would never match a batch's again: a second load would duplicate them."""
+    path = tmp_path / "t"
+    loader = cj.IncrementalLoader(spark, path=str(path), keys=["k"], partition_by="region")
+    loader.append(spark.createDataFrame([(1, "eu")], "k long, region string"))
+    before = snapshot(path)
+    default = "__HIVE_DEFAULT_PARTITION__"
+    batch = spark.createDataFrame([(1, default), (2, "eu"), (3, default)],
+                                  "k long, region string")
+    with pytest.raises(InvalidArgumentError, match=(
+            r"`partition_by`: column 'region' of the batch has 2 '__HIVE_DEFAULT_PARTITION__'"
+            r" value\(s\), which Spark reads back from the partition directory name as NULL; "
+            r"nothing written")):
+        loader.append(batch)
+    assert snapshot(path) == before
+    fresh = cj.IncrementalLoader(spark, path=str(tmp_path / "u"), keys=["k"],
+                                 partition_by="region")
+    with pytest.raises(InvalidArgumentError, match="__HIVE_DEFAULT_PARTITION__"):
+        fresh.append(batch)
+    assert not os.path.exists(tmp_path / "u")
+    # only the exact name is Spark's: another case is an ordinary value, deduplicated
+    other = default.lower()
+    loader.append(spark.createDataFrame([(1, other)], "k long, region string"))
+    r = loader.append(spark.createDataFrame([(1, other), (4, other)], "k long, region string"))
+    assert (r.rows_appended, r.duplicates_existing) == (1, 1)
+    assert loader.check().ok
+
+
 @pytest.mark.parametrize(("batch_type", "table_type", "widens"), [
     ("int", "bigint", True), ("tinyint", "int", True), ("smallint", "bigint", True),
     ("float", "double", True), ("bigint", "int", False), ("double", "float", False),

@@ -13,7 +13,7 @@ import pytest
 from pyspark.sql import functions as F
 
 import chronojoin as cj
-from chronojoin.errors import IndexRebuiltWarning
+from chronojoin.errors import IndexRebuiltWarning, LoaderError
 from chronojoin.loader.plan import exact_buckets, murmur3_int
 
 D1, D2, D3 = dt.date(2024, 1, 1), dt.date(2024, 1, 2), dt.date(2024, 1, 3)
@@ -56,6 +56,45 @@ def test_damaged_index_file_is_rebuilt_with_a_warning(spark, tmp_path):
     with pytest.warns(IndexRebuiltWarning, match="event_date=2024-01-02"):
         r = ld.append(batch(spark, D2, range(8, 12)))
     assert (r.rows_appended, r.duplicates_existing) == (2, 2)
+    assert ld.check().ok
+
+
+def test_check_reports_damaged_index_files_and_append_rebuilds_them(spark, tmp_path):
+    """check() is an audit: it names the partition and leaves its index as it is."""
+    ld = load(spark, tmp_path / "t")
+    index_dir = tmp_path / "t" / "_chronojoin" / "index" / "event_date=2024-01-02"
+    for f in glob.glob(str(index_dir / "*.parquet")):
+        garbage(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IndexRebuiltWarning)
+        report = ld.check()
+    assert report.damaged_index_partitions == ("event_date=2024-01-02",)
+    assert (report.rows, report.duplicate_keys, report.incomplete_partitions,
+            report.missing_from_index, report.extra_in_index) == (20, 0, 1, 10, 0)
+    assert not report.ok
+    assert "damaged_index_partitions: event_date=2024-01-02" in str(report)
+    assert ld.check().damaged_index_partitions == ("event_date=2024-01-02",)  # not repaired
+    with pytest.warns(IndexRebuiltWarning, match="1 partition.*event_date=2024-01-02"):
+        r = ld.append(batch(spark, D2, range(8, 12)).unionByName(batch(spark, D1, [9, 10])))
+    assert (r.rows_appended, r.duplicates_existing, r.partitions_rebuilt) == (3, 3, 1)
+    report = ld.check()
+    assert report.ok and report.damaged_index_partitions == () and report.rows == 23
+    assert "damaged_index_partitions: none" in str(report)
+
+
+def test_check_names_an_unreadable_data_file(spark, tmp_path):
+    ld = load(spark, tmp_path / "t")
+    f = sorted(glob.glob(str(tmp_path / "t" / "event_date=2024-01-02" / "*.parquet")))[0]
+    with open(f, "rb") as fh:
+        content = fh.read()
+    garbage(f)
+    with pytest.raises(LoaderError, match="cannot read the data file") as info:
+        ld.check()
+    message = str(info.value)
+    assert f in message and "not a Parquet file" in message and "\n" not in message
+    assert "rebuild_index()" in message and "Py4J" not in message
+    with open(f, "wb") as fh:  # the lock was released
+        fh.write(content)
     assert ld.check().ok
 
 

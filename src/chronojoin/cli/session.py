@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
 import socket
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
@@ -109,22 +110,34 @@ def read(spark: SparkSession, path: str, fmt: str | None = None) -> DataFrame:
         msg = f"input path does not exist: {path}"
         raise CliError(msg)
     fmt = fmt or ("csv" if path.lower().endswith(".csv") else "parquet")
-    if not remote:  # the one-line error below says it; no executor stack traces before it
-        spark.sparkContext.setLogLevel("OFF")
     try:  # a classic session reads the footers (or the CSV header) here
-        if fmt == "csv":
-            df = spark.read.csv(path, header=True, inferSchema=True)
-        else:
-            df = spark.read.parquet(path)
-        if remote:
-            df.schema  # noqa: B018  the server resolves the path here, not at the first job
+        with quiet(spark):
+            if fmt == "csv":
+                df = spark.read.csv(path, header=True, inferSchema=True)
+            else:
+                df = spark.read.parquet(path)
+            if remote:
+                df.schema  # noqa: B018  the server resolves the path here, not at the first job
     except Exception as exc:  # a damaged or unreadable input, not a bug of the command
         msg = f"cannot read {path}: {spark_message(exc)}"
         raise CliError(msg) from exc
+    return df
+
+
+@contextlib.contextmanager
+def quiet(spark: SparkSession) -> Iterator[None]:
+    """Spark's log off (a classic session): the command's one-line error says what failed.
+
+    Without it an executor's failed task prints its stack trace before that line.
+    """
+    remote = is_connect(spark)
+    if not remote:
+        spark.sparkContext.setLogLevel("OFF")
+    try:
+        yield
     finally:
         if not remote:
             spark.sparkContext.setLogLevel("ERROR")
-    return df
 
 
 def write(df: DataFrame, path: str, mode: str = "errorifexists") -> None:

@@ -16,7 +16,9 @@ A partition's index is *complete* when, by file names alone (no data is read):
 * every index file has a readable Parquet footer whose columns are the keys.
 
 An incomplete partition (a missing, extra or unreadable index file, data written by
-another tool) is rebuilt from its own data with an ``IndexRebuiltWarning``.
+another tool) is rebuilt from its own data with an ``IndexRebuiltWarning`` by the
+``append`` that touches it; ``check`` only reports it (:func:`read_all` leaves
+unreadable index files out).
 """
 
 from __future__ import annotations
@@ -26,14 +28,16 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from urllib.parse import unquote, urlparse
 
 import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 
 from chronojoin._validate.columns import col
+from chronojoin.errors import LoaderError
 from chronojoin.loader.layout import (
     META,
     atomic_write_json,
@@ -115,11 +119,76 @@ def read(spark: SparkSession, layout: Layout, table_schema: T.StructType,
             .option("basePath", layout.index_root).parquet(*paths))
 
 
-def read_all(spark: SparkSession, layout: Layout, table_schema: T.StructType) -> DataFrame | None:
-    """Every index entry of the table (for ``check``)."""
-    pdirs = [p for p in list_visible(layout.index_root)
-             if os.path.isdir(layout.index_dir(p))]
-    return read(spark, layout, table_schema, pdirs)
+def read_all(spark: SparkSession, layout: Layout,
+             table_schema: T.StructType) -> tuple[DataFrame | None, list[str]]:
+    """Every readable index entry of the table, and the partitions with damaged index files.
+
+    For ``check``, which reports rather than repairs: an index file whose Parquet footer
+    is unreadable or does not hold the key columns is left out (its keys count as
+    missing from the index) and its partition directory is named.
+    """
+    paths, damaged = [], []
+    for pdir in list_visible(layout.index_root):
+        idx_dir = layout.index_dir(pdir)
+        names = list_visible(idx_dir) if os.path.isdir(idx_dir) else []
+        good = [n for n in names if _footer_ok(os.path.join(idx_dir, n), layout.keys)]
+        if len(good) < len(names):
+            damaged.append(pdir)
+            paths += [os.path.join(idx_dir, n) for n in good]
+        elif names:
+            paths.append(idx_dir)
+    if not paths:
+        return None, damaged
+    df = (spark.read.schema(index_schema(table_schema, layout))
+          .option("basePath", layout.index_root).parquet(*paths))
+    return df, damaged
+
+
+#: Spark's error for a file it cannot read (classic: in a Py4JJavaError's text).
+_FAILED_READ = re.compile(r"\[FAILED_READ_FILE[.\w]*\] Encountered error while reading file "
+                          r"(\S+)\.(?:\s|$)")
+_CAUSE = re.compile(r"Caused by: [\w.$]+(?:Exception|Error): (.+)")
+
+
+@contextlib.contextmanager
+def read_errors(layout: Layout, table: str) -> Iterator[None]:
+    """Turn Spark's error for a file it cannot read into a ``LoaderError`` naming the file.
+
+    ``table`` is how the message names the table; any other error passes unchanged.
+    """
+    try:
+        yield
+    except Exception as exc:  # Py4JJavaError (classic) or SparkException (Spark Connect)
+        failed = failed_read(exc)
+        if failed is None:
+            raise
+        path, reason = failed
+        in_index = path.startswith(layout.index_root + os.sep)
+        what, fix = (("index file", "call rebuild_index()") if in_index else
+                     ("data file", "restore it, or move it out of the table and call "
+                                   "rebuild_index()"))
+        msg = f"cannot read the {what} {path} of {table}{': ' + reason if reason else ''}; {fix}"
+        raise LoaderError(msg) from None
+
+
+def failed_read(exc: BaseException) -> tuple[str, str] | None:
+    """Return ``(local path, reason)`` of Spark's ``FAILED_READ_FILE`` error, else ``None``.
+
+    The reason is the message of the innermost Java cause when the error carries the
+    stack trace (a classic session), without the file name; otherwise empty.
+    """
+    text = str(exc)
+    found = _FAILED_READ.search(text)
+    if found is None:
+        return None
+    uri = urlparse(found.group(1))
+    path = unquote(uri.path) if uri.scheme in ("", "file") else found.group(1)
+    causes = _CAUSE.findall(text)
+    reason = causes[-1].strip() if causes else ""
+    name = os.path.basename(path)
+    if name and name in reason:
+        reason = reason.split(name, 1)[1].strip()
+    return path, reason
 
 
 def read_data(spark: SparkSession, layout: Layout, table_schema: T.StructType,

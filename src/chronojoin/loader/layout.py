@@ -21,6 +21,9 @@ import os
 from typing import Any
 
 META = "_chronojoin"
+#: The directory value Spark writes for a NULL (or empty string) partition value and
+#: reads back as NULL (ExternalCatalogUtils.DEFAULT_PARTITION_NAME).
+HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 #: Spark's escaping of partition values in directory names (ExternalCatalogUtils).
 _ESCAPED = frozenset('"#%\'*/:=?\\\x7f{[]^') | frozenset(chr(c) for c in range(1, 32))
 

@@ -19,7 +19,7 @@ from chronojoin._session import local_cores
 from chronojoin._validate.columns import check_dataframe, col
 from chronojoin.errors import IndexRebuiltWarning, InvalidArgumentError, LoaderError
 from chronojoin.loader import commit, index, plan, target
-from chronojoin.loader.layout import META, partition_dir, partition_dirs
+from chronojoin.loader.layout import HIVE_DEFAULT_PARTITION, META, partition_dir, partition_dirs
 from chronojoin.loader.lock import TableLock
 from chronojoin.loader.report import CheckReport, LoadReport
 from chronojoin.loader.spec import check_batch_columns, loader_spec
@@ -126,8 +126,10 @@ class IncrementalLoader:
         Raises
         ------
         ValueError
-            A key or partition column is missing or NULL (``InvalidArgumentError``), or
-            the batch does not match the table's schema (``SchemaMismatchError``).
+            A key or partition column is missing or NULL, or a string partition value
+            is empty or ``"__HIVE_DEFAULT_PARTITION__"``, which Spark reads back as NULL
+            (``InvalidArgumentError``); or the batch does not match the table's schema
+            (``SchemaMismatchError``). Nothing is written.
         ConcurrentWriterError
             Another writer holds the table's lock.
         LoaderError
@@ -191,7 +193,24 @@ class IncrementalLoader:
         """Verify that no key is stored twice and that the index equals the data.
 
         Reads the whole table and the whole index (under the lock); meant for tests and
-        audits, not for every load.
+        audits, not for every load. It only reports, and repairs nothing: an index file
+        whose footer cannot be read is left out, its keys count in
+        ``missing_from_index`` and its partition is named in
+        ``damaged_index_partitions`` (so ``ok`` is False). The next ``append`` to that
+        partition rebuilds its index with an ``IndexRebuiltWarning``;
+        ``rebuild_index()`` rebuilds every partition's.
+
+        Returns
+        -------
+        CheckReport
+
+        Raises
+        ------
+        LoaderError
+            A data file of the table, or an index file past its footer, cannot be read
+            (the message names the file).
+        ConcurrentWriterError
+            Another writer holds the table's lock.
         """
         tgt = self._resolve()
         if tgt is None:
@@ -204,9 +223,10 @@ class IncrementalLoader:
             pdirs = partition_dirs(tgt.root, self._spec.partition_by)
             incomplete = sum(not index.complete(layout, p) for p in pdirs)
             data = index.read_data(self._spark, layout, schema, pdirs)
-            idx = index.read_all(self._spark, layout, schema)
+            idx, damaged = index.read_all(self._spark, layout, schema)
             counts = _compare(data, idx, [self._spec.partition_by, *self._spec.keys])
-        return CheckReport(*counts, incomplete_partitions=incomplete, partitions=len(pdirs))
+        return CheckReport(*counts, incomplete_partitions=incomplete, partitions=len(pdirs),
+                           damaged_index_partitions=tuple(damaged))
 
     # --------------------------------------------------------------- internals
     def _resolve(self) -> target.Target | None:
@@ -248,7 +268,8 @@ class IncrementalLoader:
         os.makedirs(commit.meta_dir(tgt.root), exist_ok=True)
         with TableLock(os.path.join(commit.meta_dir(tgt.root), "lock"), table=tgt.describe()):
             commit.recover(tgt.root, self._on_partitions(tgt))
-            yield
+            with index.read_errors(self._layout(tgt), tgt.describe()):
+                yield
 
     def _on_partitions(self, tgt: target.Target) -> commit.OnPartitions | None:
         if tgt.table is None:
@@ -348,6 +369,7 @@ def _cores(spark: Any) -> int:
 
 
 def _reject_nulls(stats: plan.BatchStats, partition_by: str) -> None:
+    """NULL keys, and partition values that Spark would store or read back as NULL."""
     for name, count in stats.nulls.items():
         if count:
             what = "`partition_by`" if name == partition_by else "`keys`"
@@ -356,6 +378,11 @@ def _reject_nulls(stats: plan.BatchStats, partition_by: str) -> None:
     if stats.empty_partition_values:
         msg = (f"`partition_by`: column {partition_by!r} of the batch has "
                f"{stats.empty_partition_values} empty string value(s); nothing written")
+        raise InvalidArgumentError(msg)
+    if stats.default_partition_values:
+        msg = (f"`partition_by`: column {partition_by!r} of the batch has "
+               f"{stats.default_partition_values} {HIVE_DEFAULT_PARTITION!r} value(s), which "
+               "Spark reads back from the partition directory name as NULL; nothing written")
         raise InvalidArgumentError(msg)
 
 

@@ -28,6 +28,7 @@ from pyspark.sql import types as T
 
 from chronojoin._session import is_connect
 from chronojoin._validate.columns import col
+from chronojoin.loader.layout import HIVE_DEFAULT_PARTITION
 
 TAG = "__cj_tag"
 BUCKET = "__cj_bucket"
@@ -46,11 +47,15 @@ class BatchStats:
     fingerprint: str
     nulls: dict[str, int]
     empty_partition_values: int
+    default_partition_values: int
     partition_values: tuple[Any, ...]
 
 
 def batch_stats(batch: DataFrame, keys: Sequence[str], partition_by: str) -> BatchStats:
     """Row count, content fingerprint, NULL counts and the distinct partition values.
+
+    Also counts the partition values that Spark would store or read back as NULL: the
+    empty string and ``__HIVE_DEFAULT_PARTITION__``.
 
     One hash aggregate grouped by the partition column (fixed-width buffers, so Spark
     runs it as a code-generated hash aggregate); the few per-value rows are summed here.
@@ -85,6 +90,8 @@ def batch_stats(batch: DataFrame, keys: Sequence[str], partition_by: str) -> Bat
         fingerprint=hashlib.sha256(fingerprint.encode()).hexdigest(),
         nulls=nulls,
         empty_partition_values=total("empty"),
+        default_partition_values=sum(int(g["rows"]) for g in groups
+                                     if g["value"] == HIVE_DEFAULT_PARTITION),
         partition_values=tuple(sorted(g["value"] for g in groups if g["value"] is not None)),
     )
 

@@ -73,9 +73,16 @@ class CheckReport:
     extra_in_index
         Index keys with no stored row (new rows with these keys would be dropped).
     incomplete_partitions
-        Partitions whose index files do not match their data files by name.
+        Partitions whose index files do not match their data files by name, or have
+        an unreadable index file.
     partitions
         Partition directories of the table.
+    damaged_index_partitions
+        Index directories (such as ``event_date=2024-01-02``) holding an index file
+        whose Parquet footer is unreadable or lacks the key columns. ``check`` leaves
+        those files out, so their keys count in ``missing_from_index``; the next
+        ``append`` to the partition rebuilds its index (with an ``IndexRebuiltWarning``),
+        and so does ``rebuild_index()``.
     """
 
     rows: int
@@ -85,14 +92,16 @@ class CheckReport:
     extra_in_index: int
     incomplete_partitions: int
     partitions: int
+    damaged_index_partitions: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
         """No duplicate stored keys and the index equals the data."""
         return not (self.duplicate_keys or self.missing_from_index or self.extra_in_index
-                    or self.incomplete_partitions)
+                    or self.incomplete_partitions or self.damaged_index_partitions)
 
     def __str__(self) -> str:
-        """One ``name: value`` line per field, then ``ok``."""
-        lines = [f"{k}: {v}" for k, v in asdict(self).items()]
+        """One ``name: value`` line per field (names comma-separated, or none), then ``ok``."""
+        lines = [f"{k}: {(', '.join(v) or 'none') if isinstance(v, tuple) else v}"
+                 for k, v in asdict(self).items()]
         return "\n".join([*lines, f"ok: {self.ok}"])

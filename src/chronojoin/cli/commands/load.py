@@ -57,7 +57,7 @@ def execute(args: argparse.Namespace) -> int:
         msg = "BATCH is required (or use --check / --rebuild-index)"
         raise CliError(msg)
     from chronojoin import IncrementalLoader
-    from chronojoin.cli.session import read, session
+    from chronojoin.cli.session import quiet, read, session
 
     is_path = _is_path(args.table)
     spark = session(args, "chronojoin-load", hive=not is_path)
@@ -75,11 +75,15 @@ def execute(args: argparse.Namespace) -> int:
         on_duplicate=args.on_duplicate,
     )
     if args.check:
-        report = loader.check()
+        with quiet(spark):
+            report = loader.check()
         print(report)
         return 0 if report.ok else 1
     if args.rebuild_index:
-        print(f"index rebuilt for {loader.rebuild_index()} partition(s)")
+        with quiet(spark):
+            print(f"index rebuilt for {loader.rebuild_index()} partition(s)")
         return 0
-    print(loader.append(read(spark, args.batch, args.input_format), batch_id=args.batch_id))
+    batch = read(spark, args.batch, args.input_format)
+    with quiet(spark):
+        print(loader.append(batch, batch_id=args.batch_id))
     return 0
