@@ -23,34 +23,41 @@ def right_output_names(
     prefix: str | None = None,
     taken: Sequence[str] = (),
     what: str = "right",
+    case_sensitive: bool = False,
 ) -> list[tuple[str, str]]:
     """Return ``(right column, output name)`` for every right column that is kept.
 
     ``taken`` lists names already used by earlier outputs (other right tables);
-    ``what`` describes the right table in error messages.
+    ``what`` describes the right table in error messages. Unless ``case_sensitive``
+    (the session's ``spark.sql.caseSensitive``), names that differ only in case are
+    the same name, as Spark resolves them: ``Price`` and ``price`` clash.
 
     Examples
     --------
     >>> right_output_names(["id", "ts", "v"], ["id", "ts", "w"], KeyPair(("id",), ("id",)))
     [('ts', 'ts_right'), ('w', 'w')]
     """
-    dropped = {r for l_, r in zip(keys.left, keys.right) if l_ == r}
-    used = set(left_columns) | set(taken)
+    def fold(name: str) -> str:
+        return name if case_sensitive else name.lower()
+
+    dropped = {fold(r) for l_, r in zip(keys.left, keys.right) if fold(l_) == fold(r)}
+    lefts = {fold(c) for c in left_columns}
+    used = lefts | {fold(c) for c in taken}
     out: list[tuple[str, str]] = []
     for name in right_columns:
-        if name in dropped:
+        if fold(name) in dropped:
             continue
         if prefix is not None:
             new = prefix + name
         else:
-            new = name + suffix if name in left_columns else name
-        if new in used:
+            new = name + suffix if fold(name) in lefts else name
+        if fold(new) in used:
             how = f"prefix {prefix!r}" if prefix is not None else f"suffix {suffix!r}"
             msg = (
                 f"{what}: output column {new!r} (from right column {name!r} with {how}) "
                 "clashes with another output column; choose another suffix or prefix"
             )
             raise InvalidArgumentError(msg)
-        used.add(new)
+        used.add(fold(new))
         out.append((name, new))
     return out

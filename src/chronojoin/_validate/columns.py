@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,11 +27,35 @@ def not_null(*columns: Column) -> Column:
 
 
 def check_dataframe(argument: str, value: Any) -> DataFrame:
-    """Return ``value`` if it is a (classic or Connect) DataFrame, else raise."""
+    """Return ``value`` if it is a (classic or Connect) DataFrame with unique column names.
+
+    Names that differ only in case count as the same name unless the session sets
+    ``spark.sql.caseSensitive`` (Spark itself calls such a column ambiguous).
+    """
     if not isinstance(value, DataFrame):
         msg = f"`{argument}` must be a pyspark.sql.DataFrame; got {type(value).__name__}"
         raise TypeError(msg)
+    fold = name_fold(value)
+    seen: dict[str, str] = {}
+    for name in value.columns:
+        if fold(name) in seen:
+            twice = repr(name) if seen[fold(name)] == name else f"{seen[fold(name)]!r}/{name!r}"
+            msg = (f"`{argument}` has the column {twice} twice; rename one first "
+                   "(DataFrame.toDF or withColumnRenamed)")
+            raise InvalidArgumentError(msg)
+        seen[fold(name)] = name
     return value
+
+
+def case_sensitive(df: DataFrame) -> bool:
+    """Whether ``df``'s session tells column names apart by case (``spark.sql.caseSensitive``)."""
+    value = df.sparkSession.conf.get("spark.sql.caseSensitive", "false")
+    return str(value).strip().lower() == "true"
+
+
+def name_fold(df: DataFrame) -> Callable[[str], str]:
+    """The map under which two column names of ``df``'s session are the same name."""
+    return (lambda name: name) if case_sensitive(df) else str.lower
 
 
 def field(schema: T.StructType, *, argument: str, name: Any, side: str) -> T.StructField:
@@ -104,6 +128,17 @@ _STRINGS = (T.StringType, T.VarcharType, T.CharType)
 _NUMBERS = (T.NumericType,)
 
 
+def has_map(data_type: T.DataType) -> bool:
+    """Whether ``data_type`` is or holds a map (which Spark can neither compare nor order)."""
+    if isinstance(data_type, T.MapType):
+        return True
+    if isinstance(data_type, T.ArrayType):
+        return has_map(data_type.elementType)
+    if isinstance(data_type, T.StructType):
+        return any(has_map(f.dataType) for f in data_type.fields)
+    return False
+
+
 def _compatible_keys(a: T.DataType, b: T.DataType) -> bool:
     if isinstance(a, _STRINGS) and isinstance(b, _STRINGS):
         return True
@@ -142,6 +177,12 @@ def keys(
     for ln, rn in zip(lnames, rnames):
         lf = field(left_schema, argument=left_arg, name=ln, side=left_side)
         rf = field(right_schema, argument=right_arg, name=rn, side=right_side)
+        for arg, name, side, f in ((left_arg, ln, left_side, lf), (right_arg, rn, right_side, rf)):
+            if has_map(f.dataType):
+                msg = (f"`{arg}`: key {name!r} of {side} has type {f.dataType.simpleString()}; "
+                       "a map cannot be compared for equality (expected a number, string, "
+                       "date, timestamp, or a struct or array of them)")
+                raise InvalidArgumentError(msg)
         if not _compatible_keys(lf.dataType, rf.dataType):
             msg = (
                 f"`{left_arg}`/`{right_arg}`: key {ln!r} of {left_side} is "

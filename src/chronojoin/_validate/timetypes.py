@@ -35,7 +35,10 @@ class TimeKind(str, enum.Enum):
 
 
 _INTEGER_TYPES = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
-_FLOAT_TYPES = (T.FloatType, T.DoubleType, T.DecimalType)
+_FLOAT_TYPES = (T.FloatType, T.DoubleType)
+#: The most digits a decimal time may have: up to 15 a double holds every such value
+#: apart and in order; whole decimals up to 18 digits are compared exactly as longs.
+DECIMAL_AS_DOUBLE, DECIMAL_AS_LONG = 15, 18
 
 
 def time_kind(data_type: T.DataType, *, argument: str, column: str, side: str) -> TimeKind:
@@ -50,9 +53,22 @@ def time_kind(data_type: T.DataType, *, argument: str, column: str, side: str) -
         return TimeKind.INTEGER
     if isinstance(data_type, _FLOAT_TYPES):
         return TimeKind.FLOAT
+    if isinstance(data_type, T.DecimalType):
+        if data_type.scale == 0 and data_type.precision <= DECIMAL_AS_LONG:
+            return TimeKind.INTEGER
+        if data_type.precision <= DECIMAL_AS_DOUBLE:
+            return TimeKind.FLOAT
+        msg = (
+            f"`{argument}`: column {column!r} of {side} has type "
+            f"{data_type.simpleString()}, too wide to compare exactly as a time (at most "
+            f"{DECIMAL_AS_DOUBLE} digits, or {DECIMAL_AS_LONG} with scale 0); cast it to "
+            "bigint, double or a timestamp"
+        )
+        raise TimeTypeError(msg)
     msg = (
         f"`{argument}`: column {column!r} of {side} has type {data_type.simpleString()}; "
-        "expected timestamp, timestamp_ntz, date, an integer type, float or double"
+        "expected timestamp, timestamp_ntz, date, an integer type, float, double or "
+        "decimal"
     )
     raise TimeTypeError(msg)
 

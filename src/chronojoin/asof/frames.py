@@ -93,52 +93,101 @@ def right_frame(spec: AsofSpec, right: RightSpec, slot: int = 0) -> DataFrame:
     return tagged.where(not_null(F.col(TIME), *[F.col(n) for n in knames]))
 
 
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+def _lowest(lt: Column, tol: Column) -> Column:
+    """``lt - tol`` (``tol >= 0``), or the smallest long where the difference overflows.
+
+    A float gives ``-inf`` at worst; a long near its limits would stop the job in ANSI
+    mode, and a time that far down matches any lower bound.
+    """
+    return F.coalesce(F.try_subtract(lt, tol), F.lit(_LONG_MIN))
+
+
+def _highest(lt: Column, tol: Column) -> Column:
+    """``lt + tol`` (``tol >= 0``), or the greatest long where the sum overflows."""
+    return F.coalesce(F.try_add(lt, tol), F.lit(_LONG_MAX))
+
+
 def time_condition(right: RightSpec, lt: Column, rt: Column) -> Column | None:
     """The condition on the left time ``lt`` and a right time ``rt`` for a candidate pair.
 
     ``None`` when every right row of the key is a candidate (``nearest`` without a
-    tolerance, exact matches allowed). The tolerance is inclusive.
+    tolerance, exact matches allowed). The tolerance is inclusive. Bounds are compared,
+    not differences: no long overflows near its limits, and an infinite time still
+    matches an equal one (``inf - inf`` is NaN).
     """
     tol = None if right.tolerance is None else F.lit(right.tolerance)
     exact = right.allow_exact_matches
     if right.direction == "backward":
         cond = rt <= lt if exact else rt < lt
-        return cond if tol is None else cond & (rt >= lt - tol)
+        return cond if tol is None else cond & (rt >= _lowest(lt, tol))
     if right.direction == "forward":
         cond = rt >= lt if exact else rt > lt
-        return cond if tol is None else cond & (rt <= lt + tol)
+        return cond if tol is None else cond & (rt <= _highest(lt, tol))
     strict = None if exact else rt != lt
     if tol is None:
         return strict
-    near = F.abs(lt - rt) <= tol
+    near = (rt >= _lowest(lt, tol)) & (rt <= _highest(lt, tol))
     return near if strict is None else strict & near
 
 
-def _within(match: Column, distance: Column, right: RightSpec) -> Column:
-    if right.tolerance is None:
-        return match
-    return F.when(distance <= F.lit(right.tolerance), match)
+def _wide(c: Column) -> Column:
+    """A long as a decimal wide enough for the difference of any two longs."""
+    return c.cast("decimal(20,0)")
+
+
+def back_closer(lt: Column, back: Column, fwd: Column) -> Column:
+    """Whether ``back`` (``<= lt``) is at least as close to ``lt`` as ``fwd`` (``>= lt``).
+
+    An equal time is closest (infinities too, where ``inf - inf`` is NaN). A
+    difference past the long range (``try_subtract`` gives NULL) is farther than any
+    other; two of them are compared as decimals, computed for them only.
+    """
+    back_d, fwd_d = F.try_subtract(lt, back), F.try_subtract(fwd, lt)
+    return (
+        F.when(back == lt, True)
+        .when(fwd == lt, False)
+        .when(back_d.isNull() & fwd_d.isNull(),
+              _wide(lt) - _wide(back) <= _wide(fwd) - _wide(lt))
+        .when(back_d.isNull(), False)
+        .when(fwd_d.isNull(), True)
+        .otherwise(back_d <= fwd_d)
+    )
+
+
+def distance_order(lt: Column, rt: Column) -> list[Column]:
+    """Sort keys that put the right time ``rt`` nearest to ``lt`` first.
+
+    ``|lt - rt|``, with an equal time (infinities too) at 0, and a distance past the
+    long range after every other, those ordered among themselves as decimals.
+    """
+    hi, lo = F.greatest(lt, rt), F.least(lt, rt)
+    gap = F.when(lt == rt, F.lit(0)).otherwise(F.try_subtract(hi, lo))
+    past = gap.isNull() & lt.isNotNull() & rt.isNotNull()
+    return [past.asc(), F.when(past, _wide(hi) - _wide(lo)).asc(), gap.asc()]
 
 
 def choose(right: RightSpec, slot: int = 0) -> Column:
     """The matched right struct, from the candidates a strategy produced."""
     lt = F.col(TIME)
     back, fwd = F.col(slot_name(BACK, slot)), F.col(slot_name(FORWARD, slot))
+    if right.tolerance is not None:
+        # A strategy may bring candidates beyond the tolerance (a carried row).
+        tol = F.lit(right.tolerance)
+        back = F.when(back["t"] >= _lowest(lt, tol), back)
+        fwd = F.when(fwd["t"] <= _highest(lt, tol), fwd)
     if right.direction == "backward":
-        return _within(back, lt - back["t"], right)
+        return back
     if right.direction == "forward":
-        return _within(fwd, fwd["t"] - lt, right)
-    back_d, fwd_d = lt - back["t"], fwd["t"] - lt
-    best = (
+        return fwd
+    return (
         F.when(back.isNull(), fwd)
         .when(fwd.isNull(), back)
-        .when(back_d <= fwd_d, back)
+        .when(back_closer(lt, back["t"], fwd["t"]), back)
         .otherwise(fwd)
     )
-    best_d = F.when(back.isNull(), fwd_d).when(fwd.isNull(), back_d).otherwise(
-        F.least(back_d, fwd_d)
-    )
-    return _within(best, best_d, right)
 
 
 def finish(

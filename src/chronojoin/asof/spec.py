@@ -197,11 +197,17 @@ def _right_spec(
     tb_arg = "tiebreak" if item.tiebreak is None else f"{what}.tiebreak"
     tiebreak = C.names(tb_arg, item.tiebreak if item.tiebreak is not None else d.tiebreak)
     for name in tiebreak:
-        C.field(df.schema, argument=tb_arg, name=name, side=side)
+        tb = C.field(df.schema, argument=tb_arg, name=name, side=side)
+        if C.has_map(tb.dataType):
+            msg = (f"`{tb_arg}`: column {name!r} of {side} has type "
+                   f"{tb.dataType.simpleString()}; a map cannot be ordered (expected a "
+                   "number, string, date, timestamp, or a struct or array of them)")
+            raise InvalidArgumentError(msg)
     if item.prefix is not None:
         check_str(f"{what}.prefix", item.prefix)
     outputs = right_output_names(left.columns, df.columns, keys, suffix=d.suffix,
-                                 prefix=item.prefix, taken=taken, what=what)
+                                 prefix=item.prefix, taken=taken, what=what,
+                                 case_sensitive=C.case_sensitive(left))
     tol = d.tolerance if item.tolerance is _UNSET else item.tolerance
     spec = RightSpec(df, ro, keys, direction, exact, tol, tiebreak, tuple(outputs), what, rkind)
     return spec, (rkind, on_arg, ro, rfield.dataType)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,7 +119,8 @@ def _result_type(function: str, data_type: T.DataType | None) -> T.DataType:
     return data_type
 
 
-def _one_agg(name: Any, value: Any, intervals: DataFrame, taken: list[str]) -> AggSpec:
+def _one_agg(name: Any, value: Any, intervals: DataFrame, taken: list[str],
+             fold: Callable[[str], str], columns: list[str]) -> AggSpec:
     if not isinstance(name, str) or not name:
         msg = f"`aggs`: output names must be non-empty strings; got {name!r}"
         raise InvalidArgumentError(msg)
@@ -134,11 +135,11 @@ def _one_agg(name: Any, value: Any, intervals: DataFrame, taken: list[str]) -> A
         raise InvalidArgumentError(msg)
     function, column = value
     check_literal(f"{argument} function", function, AggFunction)
-    if name in taken:
-        msg = (
-            f"`{argument}`: output name {name!r} clashes with a column of points "
-            f"{taken}; choose another name"
-        )
+    clash = next((c for c in taken if fold(c) == fold(name)), None)
+    if clash is not None:
+        what = (f"a column of points {columns}" if clash in columns
+                else f"the output name {clash!r}")
+        msg = f"`{argument}`: output name {name!r} clashes with {what}; choose another name"
         raise InvalidArgumentError(msg)
     if column is None:
         if function != "count":
@@ -168,7 +169,12 @@ def _aggs(aggs: Any, points: DataFrame, intervals: DataFrame) -> tuple[AggSpec, 
             f"{{'total': ('sum', 'points'), 'n': ('count', None)}}; got {aggs!r}"
         )
         raise InvalidArgumentError(msg)
-    return tuple(_one_agg(n, v, intervals, list(points.columns)) for n, v in aggs.items())
+    fold, columns = C.name_fold(points), list(points.columns)
+    taken, specs = list(columns), []
+    for name, value in aggs.items():
+        specs.append(_one_agg(name, value, intervals, taken, fold, columns))
+        taken.append(name)
+    return tuple(specs)
 
 
 def _buckets(value: Any, kind: TimeKind) -> Buckets | None:

@@ -20,6 +20,7 @@ from chronojoin.asof.frames import (
     FORWARD,
     RIGHT_STRUCT,
     TIME,
+    distance_order,
     finish,
     key_names,
     keys_equal,
@@ -43,7 +44,10 @@ def _order(right: RightSpec, tbs: list[str]) -> list[Column]:
         return [rt.desc(), *ties]
     if right.direction == "forward":
         return [rt.asc(), *ties]
-    return [F.abs(lt - rt).asc(), (rt <= lt).desc(), *ties]
+    # Infinite distances tie: then the latest before (the earliest after) wins.
+    before = rt <= lt
+    return [*distance_order(lt, rt), before.desc(), F.when(before, rt).desc(),
+            F.when(~before, rt).asc(), *ties]
 
 
 def _candidates(

@@ -12,6 +12,7 @@ built and no state grows with the key's size.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -33,6 +34,36 @@ from chronojoin.asof.frames import (
 )
 from chronojoin.asof.spec import AsofSpec, RightSpec
 from chronojoin.asof.strategies.union import tagged_union
+from chronojoin.errors import InvalidArgumentError
+
+#: Stands for NaN in a key (NaN is not equal to itself in Python).
+_NAN = ("NaN",)
+
+
+def _key_value(value: Any) -> Any:
+    """A key value as Spark compares it: NaN equal to NaN."""
+    return _NAN if isinstance(value, float) and math.isnan(value) else value
+
+
+def check_keys(right: RightSpec) -> None:
+    """Reject keys the Arrow pass cannot compare as Spark does.
+
+    Struct, array and map keys, and strings under a collation other than
+    ``UTF8_BINARY`` (``'ABC'`` equals ``'abc'`` under ``UTF8_LCASE``): the pass sees
+    raw values.
+    """
+    types = {f.name: f.dataType for f in right.df.schema.fields}
+    for name in right.keys.right:
+        dtype = types[name]
+        plain = not isinstance(dtype, (T.StructType, T.ArrayType, T.MapType))
+        if isinstance(dtype, T.StringType):
+            plain = dtype.collation == "UTF8_BINARY"
+        if not plain:
+            msg = (f"`strategy`: 'sort_merge' compares keys outside Spark and cannot "
+                   f"compare key {name!r} of {right.what} ({dtype.simpleString()}); "
+                   "expected a number, a date or timestamp, binary or a string without a "
+                   "collation; use strategy='union' or 'auto'")
+            raise InvalidArgumentError(msg)
 
 
 def _linear_pass(
@@ -57,14 +88,18 @@ def _linear_pass(
         for k in keys:
             a = batch.column(k)
             if n > 1:
-                ne = pc.fill_null(pc.not_equal(a.slice(1), a.slice(0, n - 1)), True)
-                new[1:] |= ne.to_numpy(zero_copy_only=False)
+                later, earlier = a.slice(1), a.slice(0, n - 1)
+                ne = pc.not_equal(later, earlier)
+                if pa.types.is_floating(a.type):
+                    # Spark's keys hold NaN equal to NaN (IEEE comparisons do not).
+                    ne = pc.and_(ne, pc.invert(pc.and_(pc.is_nan(later), pc.is_nan(earlier))))
+                new[1:] |= pc.fill_null(ne, True).to_numpy(zero_copy_only=False)
         seg_start = np.maximum.accumulate(np.where(new, pos, 0))
         last_r = np.maximum.accumulate(np.where(is_right, pos, -1))
         idx = np.where(last_r >= seg_start, last_r, -1)
         rcol = batch.column(RIGHT_STRUCT)
         found = pc.take(rcol, pa.array(np.maximum(idx, 0), mask=idx < 0))
-        first_key = tuple(batch.column(k)[0].as_py() for k in keys)
+        first_key = tuple(_key_value(batch.column(k)[0].as_py()) for k in keys)
         if carry_r is not None and first_key == carry_key:
             fill = (seg_start == 0) & (idx < 0)
             if fill.any():
@@ -72,7 +107,7 @@ def _linear_pass(
         if is_right.any():
             j = int(np.flatnonzero(is_right)[-1])
             carry_r = rcol[j]
-            carry_key = tuple(batch.column(k)[j].as_py() for k in keys)
+            carry_key = tuple(_key_value(batch.column(k)[j].as_py()) for k in keys)
         result = batch.append_column(out, found) if hasattr(batch, "append_column") else None
         if result is None:
             cols = [*batch.columns, found]
@@ -98,6 +133,7 @@ def plan(
     left: DataFrame, right: RightSpec, spec: AsofSpec, layout: B.Layout | None = None
 ) -> DataFrame:
     """Build the sort-merge plan for one right table."""
+    check_keys(right)
     right_code, left_code = side_codes(right)
     keys = key_names(len(right.keys.left))
     ties = [F.col(c).asc_nulls_first() for c in tiebreak_names(len(right.tiebreak))]

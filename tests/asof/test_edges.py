@@ -1,0 +1,208 @@
+"""Edge values every strategy must agree on: infinities, the long range, odd key types.
+
+The reference is a scan in Python, whose ints never overflow and whose comparisons
+are written out so that an equal infinite time is at distance 0.
+"""
+
+from __future__ import annotations
+
+import decimal
+import itertools
+import random
+
+import pytest
+
+import chronojoin as cj
+from chronojoin.errors import InvalidArgumentError, TimeTypeError
+
+STRATEGIES = ["exploding", "union", "sort_merge", "broadcast", "auto"]
+INF = float("inf")
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+
+
+def _reference(left, right, *, direction, exact, tolerance, keyed=True):
+    """``(lid, v)`` per left row: the value of the one right row that must match."""
+
+    def distance(a, b):
+        return 0 if a == b else abs(a - b)
+
+    out = set()
+    for lid, lk, lt in left:
+        best = None
+        for rk, rt, v in right:
+            if keyed and rk != lk:
+                continue
+            if not exact and rt == lt:
+                continue
+            if (direction == "backward" and rt > lt) or (direction == "forward" and rt < lt):
+                continue
+            d = distance(lt, rt)
+            if tolerance is not None and d > tolerance:
+                continue
+            # The latest (earliest) on its side; nearest: the closer of the two, and on
+            # equal distance the backward one (infinite distances are equal too).
+            side = -rt if rt <= lt else rt
+            rank = {"backward": (-rt,), "forward": (rt,), "nearest": (d, rt > lt, side)}
+            rank = rank[direction]
+            if best is None or rank < best[0]:
+                best = (rank, v)
+        out.add((lid, None if best is None else best[1]))
+    return out
+
+
+def _run(spark, left, right, time_type, strategy, keyed=True, **kw):
+    ldf = spark.createDataFrame(left, f"lid int, k int, t {time_type}")
+    rdf = spark.createDataFrame(right, f"k int, t {time_type}, v string")
+    out = cj.asof_join(ldf, rdf, on="t", by="k" if keyed else None, strategy=strategy, **kw)
+    return {(r["lid"], r["v"]) for r in out.collect()}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_infinite_times_match_as_equal_times(spark, strategy):
+    """An equal infinite time is an exact match at distance 0 (``inf - inf`` is NaN)."""
+    left = [(1, 1, INF), (2, 1, -INF), (3, 1, 2.0), (4, 2, INF), (5, 2, 7.0)]
+    right = [(1, INF, "pinf"), (1, -INF, "ninf"), (1, 0.0, "zero"), (1, 5.0, "five"),
+             (2, -INF, "ninf2"), (2, 100.0, "hundred")]
+    for direction, exact, tol in itertools.product(
+            ["backward", "forward", "nearest"], [True, False], [None, 1.0]):
+        kw = {"direction": direction, "allow_exact_matches": exact, "tolerance": tol}
+        got = _run(spark, left, right, "double", strategy, **kw)
+        assert got == _reference(left, right, direction=direction, exact=exact,
+                                 tolerance=tol), kw
+
+
+@pytest.mark.parametrize("strategy", ["union", "sort_merge", "exploding", "auto"])
+def test_infinite_times_without_keys(spark, strategy):
+    left = [(1, 0, INF), (2, 0, -INF), (3, 0, 3.0)]
+    right = [(0, INF, "pinf"), (0, -INF, "ninf"), (0, 1.0, "one"), (0, 4.0, "four")]
+    for direction in ["backward", "forward", "nearest"]:
+        got = _run(spark, left, right, "double", strategy, keyed=False, direction=direction)
+        assert got == _reference(left, right, direction=direction, exact=True,
+                                 tolerance=None, keyed=False), direction
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_times_at_the_limits_of_long(spark, strategy):
+    """Tolerances and nearest distances never overflow near the long range's ends."""
+    rng = random.Random(7)
+    edge = [LONG_MIN, LONG_MIN + 1, LONG_MIN + 10, -5, 0, 3, LONG_MAX - 10, LONG_MAX - 1,
+            LONG_MAX]
+    left = [(i, rng.randrange(2), rng.choice(edge)) for i in range(30)]
+    right = [(rng.randrange(2), t, f"r{i}") for i, t in enumerate(edge)]
+    right += [(1 - k, t, f"s{i}") for i, (k, t, _) in enumerate(right)]
+    for direction, exact, tol in itertools.product(
+            ["backward", "forward", "nearest"], [True, False], [None, 10, LONG_MAX]):
+        kw = {"direction": direction, "allow_exact_matches": exact, "tolerance": tol}
+        got = _run(spark, left, right, "bigint", strategy, **kw)
+        assert got == _reference(left, right, direction=direction, exact=exact,
+                                 tolerance=tol), kw
+
+
+def test_nearest_across_the_whole_long_range(spark):
+    """Both candidates farther than a long can hold: compared exactly, not clamped."""
+    left = [(1, 0, 0)]
+    right = [(0, LONG_MIN, "low"), (0, LONG_MAX, "high")]  # 2^63 below, 2^63 - 1 above
+    for strategy in STRATEGIES:
+        got = _run(spark, left, right, "bigint", strategy, direction="nearest")
+        assert got == {(1, "high")}, strategy
+    left = [(1, 0, -1)]  # now 2^63 - 1 below and 2^63 above: a tie goes backward
+    for strategy in STRATEGIES:
+        got = _run(spark, left, right, "bigint", strategy, direction="nearest")
+        assert got == {(1, "low")}, strategy
+
+
+def test_decimal_times(spark):
+    """Whole decimals up to 18 digits compare as longs, up to 15 digits as doubles."""
+    d = decimal.Decimal
+    left = spark.createDataFrame([(1, d("123456789012345678"))], "k int, t decimal(18,0)")
+    right = spark.createDataFrame([(1, d("123456789012345677"), "before"),
+                                   (1, d("123456789012345679"), "after")],
+                                  "k int, t decimal(18,0), v string")
+    assert [r.v for r in cj.asof_join(left, right, on="t", by="k").collect()] == ["before"]
+    left = spark.createDataFrame([(1, d("1234567890.123"))], "k int, t decimal(13,3)")
+    right = spark.createDataFrame([(1, d("1234567890.122"), "before"),
+                                   (1, d("1234567890.124"), "after")],
+                                  "k int, t decimal(13,3), v string")
+    out = cj.asof_join(left, right, on="t", by="k", direction="forward").collect()
+    assert [r.v for r in out] == ["after"]
+    wide = spark.createDataFrame([(1, d("1.00"))], "k int, t decimal(20,2)")
+    with pytest.raises(TimeTypeError, match=r"`on`: column 't' of left has type "
+                                            r"decimal\(20,2\), too wide"):
+        cj.asof_join(wide, wide, on="t", by="k")
+
+
+def test_names_that_differ_only_in_case_clash(spark):
+    """In a case-insensitive session ``Price`` and ``price`` are one name."""
+    left = spark.createDataFrame([(1, 10, 1.0)], "id int, t int, Price double")
+    right = spark.createDataFrame([(1, 8, 2.0)], "ID int, t int, price double")
+    out = cj.asof_join(left, right, on="t", left_by="id", right_by="ID")
+    assert out.columns == ["id", "t", "Price", "t_right", "price_right"]
+    assert out.select("price_right").first()[0] == 2.0
+    spark.conf.set("spark.sql.caseSensitive", "true")
+    try:
+        out = cj.asof_join(left, right, on="t", left_by="id", right_by="ID")
+        assert out.columns == ["id", "t", "Price", "ID", "t_right", "price"]
+    finally:
+        spark.conf.unset("spark.sql.caseSensitive")
+
+
+def test_columns_named_twice_are_refused(spark):
+    df = spark.createDataFrame([(1, 2, 3, 4)], "k int, t int, x int, y int").toDF(
+        "k", "t", "x", "x")
+    ok = spark.createDataFrame([(1, 2)], "k int, t int")
+    with pytest.raises(InvalidArgumentError, match=r"`left` has the column 'x' twice"):
+        cj.asof_join(df, ok, on="t", by="k")
+    both = spark.createDataFrame([(1, 2, 3, 4)], "k int, t int, x int, X int")
+    with pytest.raises(InvalidArgumentError, match=r"`right` has the column 'x'/'X' twice"):
+        cj.asof_join(ok, both, on="t", by="k")
+
+
+def test_interval_aggregate_names_clash_by_case(spark):
+    points = spark.createDataFrame([(1, 5, 1)], "k int, t int, Total int")
+    intervals = spark.createDataFrame([(1, 0, 9, 2)], "k int, s int, e int, v int")
+    with pytest.raises(InvalidArgumentError, match=r"output name 'total' clashes with a "
+                                                   r"column of points"):
+        cj.interval_aggregate(points, intervals, time="t", start="s", end="e", by="k",
+                              aggs={"total": ("sum", "v")})
+    with pytest.raises(InvalidArgumentError, match=r"clashes with the output name 'n'"):
+        cj.interval_aggregate(points, intervals, time="t", start="s", end="e", by="k",
+                              aggs={"n": ("count", None), "N": ("sum", "v")})
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_nan_keys_match_each_other(spark, strategy):
+    """Spark's joins hold NaN equal to NaN; so does every strategy."""
+    nan = float("nan")
+    left = spark.createDataFrame([(nan, 5), (1.0, 5)], "k double, t int")
+    right = spark.createDataFrame([(nan, 4, "x"), (1.0, 3, "y")], "k double, t int, v string")
+    out = cj.asof_join(left, right, on="t", by="k", strategy=strategy).collect()
+    assert sorted(r.v for r in out) == ["x", "y"]
+
+
+def test_keys_the_arrow_pass_cannot_compare(spark):
+    lcase = "select 'ABC' collate UTF8_LCASE as k, 5 as t"
+    rcase = "select 'abc' collate UTF8_LCASE as k, 4 as t, 'x' as v"
+    left, right = spark.sql(lcase), spark.sql(rcase)
+    assert [r.v for r in cj.asof_join(left, right, on="t", by="k").collect()] == ["x"]
+    with pytest.raises(InvalidArgumentError, match=r"'sort_merge' .* key 'k' of right "
+                                                   r"\(string collate UTF8_LCASE\)"):
+        cj.asof_join(left, right, on="t", by="k", strategy="sort_merge")
+    left = spark.sql("select named_struct('a', 1) k, 5 t")
+    right = spark.sql("select named_struct('a', 1) k, 4 t, 'x' v")
+    for strategy in ["union", "exploding", "broadcast", "auto"]:
+        out = cj.asof_join(left, right, on="t", by="k", strategy=strategy).collect()
+        assert [r.v for r in out] == ["x"], strategy
+    with pytest.raises(InvalidArgumentError, match=r"'sort_merge'"):
+        cj.asof_join(left, right, on="t", by="k", strategy="sort_merge")
+
+
+def test_map_keys_and_tiebreaks_are_refused(spark):
+    left = spark.sql("select map('a', 1) k, 5 t")
+    right = spark.sql("select map('a', 1) k, 4 t, map('b', 2) m")
+    with pytest.raises(InvalidArgumentError, match=r"`by`: key 'k' of left has type "
+                                                   r"map<string,int>; a map cannot be compared"):
+        cj.asof_join(left, right, on="t", by="k")
+    left, right = left.drop("k"), right.drop("k")
+    with pytest.raises(InvalidArgumentError, match=r"`tiebreak`: column 'm' of right has "
+                                                   r"type map<string,int>; a map cannot be"):
+        cj.asof_join(left, right, on="t", tiebreak="m")
