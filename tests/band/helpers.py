@@ -61,3 +61,13 @@ def intervals(seed: int, n: int, *, span: int = 1000, length: int = 30, tail: fl
         "s": with_nulls(s, rng, nulls),
         "e": with_nulls(e, rng, nulls),
     })
+
+
+def sql_reference(left, right, condition: str, *, how: str = "inner"):  # type: ignore[no-untyped-def]
+    """The plain Spark SQL join ``left l [LEFT] JOIN right r ON condition``: ``id, id_right``.
+
+    A nested-loop join on small inputs, with Spark's own comparisons of doubles (inf,
+    NaN) and its own NULL semantics: the reference that the binned plans must match.
+    """
+    joined = left.alias("l").join(right.alias("r"), on=F.expr(condition), how=how)
+    return joined.select(F.col("l.id").alias("id"), F.col("r.id").alias("id_right"))

@@ -7,6 +7,9 @@ the exact match predicate. :func:`plan_range_join` bins both sides on one grid
 (:mod:`chronojoin._plan.binning`), joins them per level, filters exactly, keeps each pair
 in one bin only, and adds the unmatched left rows for ``how="left"``.
 
+Ordinals are compared as Spark compares them (:func:`join_ordinal`): a float time keeps
+``+-inf`` and NaN, so the result is the plain SQL join's; the grid bins them at its edges.
+
 The result has the internal columns ``left.columns + right.columns``; the caller renames.
 """
 
@@ -22,6 +25,7 @@ from pyspark.sql import types as T
 from chronojoin._plan import binning as B
 from chronojoin._typing import How
 from chronojoin._validate.columns import col
+from chronojoin._validate.timetypes import TimeKind, ordinal
 
 _BIN_L, _BIN_R = "_cj_bin_l", "_cj_bin_r"
 _LVL_L, _LVL_R = "_cj_lvl_l", "_cj_lvl_r"
@@ -76,28 +80,57 @@ class RangeJoin:
 
 @dataclass(frozen=True)
 class Grid:
-    """The chosen grid: level-0 bin width and the highest level planned."""
+    """The chosen grid: the bin width of each level (level 0 first), the extent binned."""
 
-    size: float
-    max_level: int
+    sizes: tuple[float, ...]
+    extent: B.Extent = B.EVERYTHING
+
+    @property
+    def size(self) -> float:
+        """Width of the bins of level 0."""
+        return self.sizes[0]
+
+    @property
+    def max_level(self) -> int:
+        """The highest level planned."""
+        return len(self.sizes) - 1
+
+
+def join_ordinal(column: Column, kind: TimeKind) -> Column:
+    """The ordinal a range join compares: a float keeps ``+-inf`` and NaN.
+
+    As in Spark SQL, NaN equals NaN and is above ``+inf``, so the exact predicate gives
+    what the plain SQL condition gives; other kinds are
+    :func:`~chronojoin._validate.timetypes.ordinal`.
+    """
+    if kind is TimeKind.FLOAT:
+        return column.cast("double")
+    return ordinal(column, kind)
 
 
 def choose_grid(join: RangeJoin) -> Grid:
-    """Pick the grid: the given bin size or the automatic one, and the levels needed."""
+    """Pick the grid: the given bin size or the automatic one, the levels and the extent.
+
+    A grid whose ranges all have one known, finite width needs no statistics: it
+    covers every finite double (such a range lies in few bins wherever it is, and at
+    an infinity it is a single point). Otherwise it covers the finite values the
+    statistics saw, so that a range reaching infinity is copied into their bins only.
+    """
     ranges = [s for s in (join.left, join.right) if not s.is_point]
     if join.bin_size is not None and all(s.constant_span is not None for s in ranges):
-        return Grid(join.bin_size, 0)
+        return Grid((join.bin_size,))
     stats = {id(s): _stats(s) for s in (join.left, join.right)
              if not s.is_point or join.bin_size is None}
     size = join.bin_size
     if size is None:
         size = _auto_size(join, stats)
-    span_max = max((stats[id(s)].span_max for s in ranges if id(s) in stats), default=0.0)
-    return Grid(size, B.max_level_for(span_max, size))
+    extent = B.extent_of(list(stats.values()))
+    span_max = max((B.longest_span(stats[id(s)], extent) for s in ranges), default=0.0)
+    return Grid(B.level_sizes(size, span_max), extent)
 
 
 def _stats(side: RangeSide) -> B.SideStats:
-    return B.side_stats(side.df, side.lo, side.lo if side.hi is None else side.hi)
+    return B.side_stats(side.df, side.lo, side.hi)
 
 
 def _auto_size(join: RangeJoin, stats: dict[int, B.SideStats]) -> float:
@@ -105,12 +138,11 @@ def _auto_size(join: RangeJoin, stats: dict[int, B.SideStats]) -> float:
     if join.left.is_point != join.right.is_point:
         rep, probe = (right, left) if join.left.is_point else (left, right)
         return B.choose_bin_size(rep, probe, integral=join.integral)
-    lows = [s.lo_min for s in (left, right) if s.lo_min is not None]
-    highs = [s.hi_max for s in (left, right) if s.hi_max is not None]
+    extent = B.extent_of([left, right])
     merged = B.SideStats(
         left.count + right.count,
-        min(lows) if lows else None,
-        max(highs) if highs else None,
+        extent.lo,
+        extent.hi,
         max(left.span_p50, right.span_p50),
         max(left.span_p90, right.span_p90),
         max(left.span_max, right.span_max),
@@ -144,7 +176,7 @@ def _prepare(side: RangeSide, lo: str, hi: str, lvl: str, grid: Grid) -> DataFra
     if side.hi is None:
         return df.withColumn(lvl, F.lit(0))
     df = df.withColumn(hi, side.hi)
-    level = B.level_of(F.col(lo), F.col(hi), grid.size, grid.max_level)
+    level = B.level_of(F.col(lo), F.col(hi), grid.size, grid.max_level, grid.extent)
     return df.withColumn(lvl, level)
 
 
@@ -152,19 +184,21 @@ def _joined(
     join: RangeJoin, left: DataFrame, right: DataFrame, grid: Grid, *, level: int, how: str
 ) -> DataFrame:
     """Join one level: ``inner``/``left_semi`` on the level's pairs, or ``left``."""
-    size = B.size_of_level(grid.size, level)
+    size = grid.sizes[level]
     lsel, rsel = left, right
     if grid.max_level > 0:
         lsel = left.where(_level_filter(join.left, join.right, _LVL_L, level))
         rsel = right.where(_level_filter(join.right, join.left, _LVL_R, level))
-    lrep = B.replicate(lsel, F.col(_LO_L), _hi(join.left, _HI_L), size, _BIN_L)
-    rrep = B.replicate(rsel, F.col(_LO_R), _hi(join.right, _HI_R), size, _BIN_R)
+    lrep = B.replicate(lsel, F.col(_LO_L), _hi(join.left, _HI_L), size, _BIN_L, grid.extent)
+    rrep = B.replicate(rsel, F.col(_LO_R), _hi(join.right, _HI_R), size, _BIN_R, grid.extent)
     cond = F.col(_BIN_L) == F.col(_BIN_R)
     for lk, rk in zip(join.left.keys, join.right.keys, strict=True):
         cond = cond & (col(lk) == col(rk))
     cond = cond & join.condition
     if how == "inner" and not join.left.is_point and not join.right.is_point:
-        cond = cond & B.emitted_here(F.col(_BIN_L), F.col(_LO_L), F.col(_LO_R), size)
+        cond = cond & B.emitted_here(
+            F.col(_BIN_L), F.col(_LO_L), F.col(_LO_R), size, grid.extent
+        )
         if grid.max_level > 0:
             cond = cond & (F.greatest(F.col(_LVL_L), F.col(_LVL_R)) == F.lit(level))
     return lrep.join(rrep, on=cond, how=how)

@@ -11,16 +11,25 @@ Very long ranges would multiply rows, so rows are split into *levels*: a row who
 span is at most ``HEAVY_SPANS * bin_size`` is on level 0; longer rows go to the
 first level ``L`` whose coarser grid (``bin_size * LEVEL_FACTOR**L``) holds it in at
 most ``HEAVY_SPANS + 1`` bins. A pair is planned on the level of its longer row only,
-so the levels never emit a pair twice.
+so the levels never emit a pair twice. There are at most ``MAX_LEVELS`` levels above
+level 0; when the longest range would need more, the top level's bins are widened so
+that it holds that range in ``HEAVY_SPANS + 1`` bins too (no row is ever copied into
+more, whatever the bin size and the data).
 
-The bin number is a monotone function of the ordinal (``floor(x / size)``), so for
-``a <= c <= b`` always ``bin(a) <= bin(c) <= bin(b)``, whatever the rounding of the
-division: correctness never depends on the grid, only the cost does.
+The bin number is a monotone function of the ordinal (``floor(x / size)``, computed in
+double and clamped to the grid's :class:`Extent`), so for ``a <= c <= b`` always
+``bin(a) <= bin(c) <= bin(b)``, whatever the rounding of the division: correctness never
+depends on the grid, only the cost does. The order is Spark's order of doubles: ``-inf``
+and ``+inf`` go to the first and last bin of the extent, NaN (above ``+inf``) to the
+last, so a range reaching infinity is copied only into the bins that hold data; no
+long arithmetic on the ordinals can overflow.
 """
 
 from __future__ import annotations
 
 import math
+import sys
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +38,7 @@ from pyspark.sql import functions as F
 
 from chronojoin._validate.durations import parse_duration
 from chronojoin._validate.timetypes import TimeKind
-from chronojoin.errors import DurationError
+from chronojoin.errors import DurationError, InvalidArgumentError, PerformanceWarning
 
 #: a row spanning more than this many bins of level 0 is a heavy-tail row
 HEAVY_SPANS = 64
@@ -41,6 +50,34 @@ PERCENTILE_ACCURACY = 10_000
 COPY_COST = 16.0
 #: the automatic bin size never makes an ordinary row span more bins than this
 MAX_COPIES = 64
+#: an explicit bin size that copies a row into more bins than this gets a PerformanceWarning
+WARN_BINS_PER_ROW = 100_000
+#: an explicit bin size that copies a row into more bins than this is an error
+MAX_BINS_PER_ROW = 1_000_000
+#: a grid has at most this many coarser levels above level 0: with bins of width 1,
+#: the geometric levels hold ranges up to ``HEAVY_SPANS * LEVEL_FACTOR**16 = 2**70``
+#: long (every range of longs); the top level is widened for longer ones
+MAX_LEVELS = 16
+#: bin numbers are clamped to ``[-BIN_LIMIT, BIN_LIMIT]`` (exact doubles, safe longs)
+BIN_LIMIT = 2.0**62
+_LARGEST = sys.float_info.max
+
+
+@dataclass(frozen=True)
+class Extent:
+    """The range of ordinals a grid covers; a value beyond it is binned at its edge.
+
+    Statistics give the smallest and largest finite values of the data; without them
+    the grid covers every finite double. ``-inf``, ``+inf`` and NaN (which Spark orders
+    above ``+inf``) are binned like the nearest edge.
+    """
+
+    lo: float = -_LARGEST
+    hi: float = _LARGEST
+
+
+#: the extent of a grid planned without statistics
+EVERYTHING = Extent()
 
 
 @dataclass(frozen=True)
@@ -48,6 +85,10 @@ class SideStats:
     """Cheap statistics of one side's ranges (points have zero span).
 
     ``count`` counts the rows that can match (non-NULL, non-inverted ranges).
+    ``lo_min``/``hi_max`` are the smallest and largest *finite* bounds (None: there is
+    none), the spans are the finite ones, and ``unbounded`` counts the ranges whose
+    span is not (an infinite or NaN bound, or finite bounds too far apart for a double)
+    but that are not a single point (``[inf, inf]``).
     """
 
     count: int
@@ -56,6 +97,7 @@ class SideStats:
     span_p50: float
     span_p90: float
     span_max: float
+    unbounded: int = 0
 
 
 def check_bin_size(value: Any, kind: TimeKind) -> int | float | None:
@@ -74,22 +116,45 @@ def size_of_level(bin_size: float, level: int) -> float:
     return bin_size * LEVEL_FACTOR**level
 
 
-def bin_of(value: Column, size: float) -> Column:
-    """Return the bin number (``long``) of an ordinal on a grid of width ``size``."""
-    return F.floor(value / F.lit(float(size))).cast("long")
+def bin_of(value: Column, size: float, extent: Extent = EVERYTHING) -> Column:
+    """Return the bin number (``long``) of an ordinal on a grid of width ``size``.
+
+    ``floor(value / size)`` in double, clamped to the bins of ``extent`` (and to
+    ``+-BIN_LIMIT``) before it becomes a long: monotone in Spark's order of doubles,
+    NULL for NULL, never an overflow.
+    """
+    first, last = _bin_number(extent.lo / size), _bin_number(extent.hi / size)
+    quotient = value.cast("double") / F.lit(float(size))
+    inside = F.least(F.greatest(quotient, F.lit(first)), F.lit(last))
+    return F.when(value.isNotNull(), F.floor(inside))
 
 
-def level_of(lo: Column, hi: Column, bin_size: float, max_level: int) -> Column:
+def _bin_number(quotient: float) -> float:
+    """``floor(quotient)`` clamped to ``+-BIN_LIMIT`` (``quotient`` may be infinite)."""
+    return float(math.floor(min(max(quotient, -BIN_LIMIT), BIN_LIMIT)))
+
+
+def _inside(value: Column, extent: Extent) -> Column:
+    """``value`` as a double clamped to ``extent`` (NaN to its top)."""
+    return F.least(F.greatest(value.cast("double"), F.lit(extent.lo)), F.lit(extent.hi))
+
+
+def level_of(
+    lo: Column, hi: Column, bin_size: float, max_level: int, extent: Extent = EVERYTHING
+) -> Column:
     """Return the level of a range row: 0 for ordinary rows, higher for heavy-tail rows.
 
-    Clamped to ``max_level`` (the highest level the plan has), so that every row
-    belongs to a planned level even if floating-point logarithms disagree at a boundary.
+    The span is measured within ``extent`` (in double, so it neither overflows nor is
+    infinite). Clamped to ``max_level`` (the highest level the plan has), so that every
+    row belongs to a planned level even if floating-point logarithms disagree at a
+    boundary.
     """
     if max_level == 0:
         return F.lit(0)
     limit = float(HEAVY_SPANS) * bin_size
-    span = (hi - lo).cast("double")
-    raised = F.ceil(F.log(float(LEVEL_FACTOR), span / F.lit(limit))).cast("int")
+    span = F.least(_inside(hi, extent) - _inside(lo, extent), F.lit(_LARGEST))
+    octaves = (F.log(span) - F.lit(math.log(limit))) / F.lit(math.log(LEVEL_FACTOR))
+    raised = F.ceil(octaves).cast("int")  # finite: span and limit are positive doubles
     level = F.when(span <= F.lit(limit), F.lit(0)).otherwise(raised)
     return F.least(F.greatest(level, F.lit(0)), F.lit(max_level))
 
@@ -99,42 +164,147 @@ def max_level_for(span_max: float, bin_size: float) -> int:
     limit = HEAVY_SPANS * bin_size
     if not span_max > limit:
         return 0
-    return max(1, math.ceil(math.log(span_max / limit, LEVEL_FACTOR)) + 1)
+    levels = (math.log(span_max) - math.log(limit)) / math.log(LEVEL_FACTOR)
+    return max(1, math.ceil(levels) + 1)
 
 
-def replicate(df: DataFrame, lo: Column, hi: Column | None, size: float, name: str) -> DataFrame:
+def level_sizes(bin_size: float, span_max: float) -> tuple[float, ...]:
+    """Return the bin width of every level, for ranges up to ``span_max`` long.
+
+    ``bin_size * LEVEL_FACTOR**L`` for ``L`` up to the level that
+    :func:`max_level_for` asks for, at most :data:`MAX_LEVELS`; if that is too few,
+    the top level's bins are widened to hold a range of ``span_max`` in
+    ``HEAVY_SPANS + 1`` bins.
+
+    Examples
+    --------
+    >>> level_sizes(1.0, 10.0)
+    (1.0,)
+    >>> level_sizes(1.0, 2000.0)
+    (1.0, 16.0, 256.0, 4096.0)
+    >>> level_sizes(1.0, 1e30)[-1] == 1e30 / HEAVY_SPANS
+    True
+    """
+    top = min(max_level_for(span_max, bin_size), MAX_LEVELS)
+    sizes = [size_of_level(bin_size, level) for level in range(top + 1)]
+    if span_max > HEAVY_SPANS * sizes[-1]:
+        sizes[-1] = span_max / HEAVY_SPANS
+    return tuple(sizes)
+
+
+def check_copies(
+    argument: Any, size: float, width: float, window: str, *, stacklevel: int
+) -> None:
+    """Refuse (or warn about) an explicit bin size that copies every row into many bins.
+
+    ``width`` is the window's width in ordinal units (known without a job), ``window``
+    describes it for the messages. Above :data:`MAX_BINS_PER_ROW` bins per row this
+    raises :class:`InvalidArgumentError`; above :data:`WARN_BINS_PER_ROW` it warns
+    (``stacklevel`` counted from the caller, so that the warning points at user code).
+    """
+    copies = width / size + 1
+    if copies > MAX_BINS_PER_ROW:
+        msg = (
+            f"`bin_size` {argument!r} would copy every row into about {copies:,.0f} bins "
+            f"({window}); at most {MAX_BINS_PER_ROW:,} bins per row are allowed: give a "
+            "larger bin_size, or None to choose it automatically"
+        )
+        raise InvalidArgumentError(msg)
+    if copies > WARN_BINS_PER_ROW:
+        warnings.warn(
+            f"`bin_size` {argument!r} copies every row into about {copies:,.0f} bins "
+            f"({window}); a larger bin size (or None) is faster",
+            PerformanceWarning, stacklevel=stacklevel + 1,
+        )
+
+
+def replicate(
+    df: DataFrame,
+    lo: Column,
+    hi: Column | None,
+    size: float,
+    name: str,
+    extent: Extent = EVERYTHING,
+) -> DataFrame:
     """Add column ``name``: one row per bin that ``[lo, hi]`` touches (``hi`` None: a point).
 
     Rows with a NULL bound or ``lo > hi`` get no bin: a replicated row disappears (it
     never matches), a point keeps a NULL bin (so that an outer join still returns it).
+    A range reaching beyond ``extent`` (to an infinity, or NaN) stops at its edge bin.
     """
     if hi is None:
-        return df.withColumn(name, bin_of(lo, size))
-    bins = F.sequence(bin_of(lo, size), bin_of(hi, size))
+        return df.withColumn(name, bin_of(lo, size, extent))
+    bins = F.sequence(bin_of(lo, size, extent), bin_of(hi, size, extent))
     return df.where(lo <= hi).withColumn(name, F.explode(bins))
 
 
-def side_stats(df: DataFrame, lo: Column, hi: Column) -> SideStats:
-    """One small aggregate job: count, extent and span percentiles of valid ranges."""
+def _finite(value: Column) -> Column:
+    """``-inf < value < inf`` (false for NaN, which Spark orders above ``+inf``)."""
+    return (value > F.lit(-math.inf)) & (value < F.lit(math.inf))
+
+
+def side_stats(df: DataFrame, lo: Column, hi: Column | None = None) -> SideStats:
+    """One small aggregate job: count, finite extent and span percentiles of valid ranges.
+
+    ``hi`` None: the rows are points (``lo``), of span 0; only count and extent are read.
+    """
+    if hi is None:
+        valid = df.select(lo.cast("double").alias("lo")).where(F.col("lo").isNotNull())
+        finite = F.when(_finite(F.col("lo")), F.col("lo"))
+        row = valid.agg(
+            F.count(F.lit(1)).alias("n"), F.min(finite).alias("lo_min"),
+            F.max(finite).alias("hi_max"),
+        ).first()
+        assert row is not None
+        return SideStats(int(row["n"]), _float_or_none(row["lo_min"]),
+                         _float_or_none(row["hi_max"]), 0.0, 0.0, 0.0)
     valid = df.select(lo.cast("double").alias("lo"), hi.cast("double").alias("hi")).where(
         F.col("lo").isNotNull() & F.col("hi").isNotNull() & (F.col("lo") <= F.col("hi"))
     )
-    span = F.col("hi") - F.col("lo")
+    lo, hi = F.col("lo"), F.col("hi")
+    # the smallest (largest) finite bound of a range: lo (hi), or else hi (lo)
+    first = F.when(_finite(lo), lo).when(_finite(hi), hi)
+    last = F.when(_finite(hi), hi).when(_finite(lo), lo)
+    # a span is NaN or infinite for a non-finite bound (or two far apart): unbounded
+    span = hi - lo
+    bounded = span < F.lit(math.inf)
     row = valid.agg(
         F.count(F.lit(1)).alias("n"),
-        F.min("lo").alias("lo_min"),
-        F.max("hi").alias("hi_max"),
-        F.percentile_approx(span, [0.5, 0.9], PERCENTILE_ACCURACY).alias("p"),
-        F.max(span).alias("span_max"),
+        F.min(first).alias("lo_min"),
+        F.max(last).alias("hi_max"),
+        F.percentile_approx(F.when(bounded, span), [0.5, 0.9], PERCENTILE_ACCURACY).alias("p"),
+        F.max(F.when(bounded, span)).alias("span_max"),
+        F.count(F.when(~bounded & (lo != hi), 1)).alias("unbounded"),
     ).first()
     assert row is not None
     count = int(row["n"])
     if count == 0:
         return SideStats(0, None, None, 0.0, 0.0, 0.0)
-    p50, p90 = (float(v) for v in row["p"])
+    p50, p90 = (0.0, 0.0) if row["p"] is None else (float(v) for v in row["p"])
     return SideStats(
-        count, float(row["lo_min"]), float(row["hi_max"]), p50, p90, float(row["span_max"])
+        count, _float_or_none(row["lo_min"]), _float_or_none(row["hi_max"]), p50, p90,
+        float(row["span_max"] or 0.0), int(row["unbounded"]),
     )
+
+
+def _float_or_none(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def extent_of(stats: list[SideStats]) -> Extent:
+    """The finite extent of the statistics (a single point when there is no finite value)."""
+    lows = [s.lo_min for s in stats if s.lo_min is not None]
+    highs = [s.hi_max for s in stats if s.hi_max is not None]
+    if not lows or not highs:
+        return Extent(0.0, 0.0)
+    return Extent(min(lows), max(highs))
+
+
+def longest_span(stats: SideStats, extent: Extent) -> float:
+    """The longest span of a side as binned: unbounded ranges reach the extent's edges."""
+    if stats.unbounded == 0:
+        return stats.span_max
+    return max(stats.span_max, min(extent.hi - extent.lo, _LARGEST))
 
 
 def choose_bin_size(
@@ -156,26 +326,27 @@ def choose_bin_size(
     >>> choose_bin_size(s, s, integral=True, window=3600.0)
     1024.0
     """
-    width = replicated.span_p50 if window is None else abs(window)
-    wide = replicated.span_p90 if window is None else abs(window)
-    lows = [s.lo_min for s in (replicated, probe) if s.lo_min is not None]
-    highs = [s.hi_max for s in (replicated, probe) if s.hi_max is not None]
-    extent = (max(highs) - min(lows)) if lows and highs else 0.0
-    if not extent > 0:
-        extent = max(width, 1.0)
-    density = max(probe.count, 1) / extent
+    width = min(replicated.span_p50 if window is None else abs(window), _LARGEST)
+    wide = min(replicated.span_p90 if window is None else abs(window), _LARGEST)
+    extent = extent_of([replicated, probe])
+    length = min(extent.hi - extent.lo, _LARGEST)  # finite bounds, finite length
+    if not length > 0:
+        length = max(width, 1.0)
+    density = max(probe.count, 1) / length  # > 0: length is finite
     size = math.sqrt(COPY_COST * width / density) if width > 0 else COPY_COST / density
-    size = max(size, wide / MAX_COPIES, extent * 1e-12)
-    if not (math.isfinite(size) and size > 0):
+    size = min(max(size, wide / MAX_COPIES, length * 1e-12), _LARGEST)
+    if not size > 0:
         size = 1.0
-    rounded = 2.0 ** round(math.log2(size))
+    rounded = 2.0 ** min(round(math.log2(size)), sys.float_info.max_exp - 1)
     return max(rounded, 1.0) if integral else rounded
 
 
-def emitted_here(bin_column: Column, lo_left: Column, lo_right: Column, size: float) -> Column:
+def emitted_here(
+    bin_column: Column, lo_left: Column, lo_right: Column, size: float, extent: Extent
+) -> Column:
     """Keep a pair only in the bin of ``greatest(lo_left, lo_right)`` (emitted once).
 
     When both sides are replicated, a pair of intersecting ranges meets in every bin of
     their intersection; the bin of the intersection's start is one of them, and only one.
     """
-    return bin_of(F.greatest(lo_left, lo_right), size) == bin_column
+    return bin_of(F.greatest(lo_left, lo_right), size, extent) == bin_column

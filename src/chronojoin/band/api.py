@@ -52,8 +52,10 @@ def band_join(
 
         * numeric time columns: a number in the time columns' unit (an offset);
         * temporal time columns: a number of **seconds** (an offset; fractions are
-          rounded to microseconds), an ``interval day to second`` (an offset), or a
-          ``timestamp``/``date`` column, which is the window end itself (absolute).
+          rounded to microseconds; ``-inf``/``+inf`` puts that end at the beginning or
+          the end of time, NaN matches nothing), an ``interval day to second`` (an
+          offset), or a ``timestamp``/``date`` column, which is the window end itself
+          (absolute).
 
         A NULL bound, like a NULL time or key, matches nothing.
     closed : {"both", "left", "right", "neither"}
@@ -67,7 +69,9 @@ def band_join(
         Width of the time bins (a duration like ``lower``). ``None`` chooses it from
         cheap statistics (row counts, extents and approximate percentiles of window
         lengths, one small job per side), rounded to a power of two: the same inputs give
-        the same plan and result every time.
+        the same plan and result every time. With constant bounds, a size that copies
+        every row into more than 1,000,000 bins (``(upper - lower) / bin_size``) is
+        refused, and more than 100,000 gives a ``PerformanceWarning``.
     suffix
         Appended to right column names that clash with left column names.
 
@@ -80,8 +84,9 @@ def band_join(
     Raises
     ------
     ValueError
-        A missing column, an unparsable duration, a non-positive ``bin_size``, an option
-        outside its allowed values (messages name the argument and the column).
+        A missing column, an unparsable duration, a non-positive ``bin_size`` or one
+        that copies every row into too many bins, an option outside its allowed values
+        (messages name the argument and the column).
     TypeError
         Time or bound columns of unsupported or incompatible types.
 
@@ -93,6 +98,12 @@ def band_join(
     ``(keys, bin)`` is filtered by the exact predicate. With per-row windows the left
     rows are copied; windows much longer than the typical one are planned on coarser
     grids so they do not multiply rows, and every pair is returned exactly once.
+
+    Times and bounds compare as in Spark SQL: for float/double columns ``-inf`` and
+    ``+inf`` are times like any other (``inf + lower <= inf`` holds), and NaN equals NaN
+    and is greater than every other value (a NaN upper bound leaves the window open
+    above). Integer and temporal windows are exact, also when ``t + lower`` or
+    ``t + upper`` would leave the long range: the window then ends at that range's end.
 
     Examples
     --------

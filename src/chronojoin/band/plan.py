@@ -9,60 +9,72 @@ Two ways to bin a band join with a constant window ``[lower, upper]``:
   (a left row then has one copy, so a plain left outer join returns it exactly once).
 
 The exact predicate ``t + lower <= r <= t + upper`` (``<`` on open bounds) is the same
-in both.
+in both. With integer (and temporal) time columns and integer offsets every window end
+is an exact long: an open end becomes a closed one (``t + lower < r`` is
+``t + lower + 1 <= r``), and an end beyond the long range makes the window open-ended
+(below ``Long.MIN``: every time is above it) or empty (a low end above ``Long.MAX``).
+Float ends are doubles compared as Spark compares them (``+-inf``, NaN above ``+inf``).
 """
 
 from __future__ import annotations
 
-import warnings
+import math
+from dataclasses import dataclass
+from decimal import Decimal
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from chronojoin._plan import binned_join as J
 from chronojoin._plan.binning import choose_bin_size, side_stats
-from chronojoin._typing import Closed
 from chronojoin._validate.columns import col
 from chronojoin._validate.timetypes import TimeKind, ordinal
 from chronojoin.band.spec import BandSpec, Bound, BoundMode
-from chronojoin.errors import PerformanceWarning
 
 _T, _LO, _HI = "_cj_t", "_cj_wlo", "_cj_whi"
 _R, _RLO, _RHI = "_cj_r", "_cj_rlo", "_cj_rhi"
-#: warn when an explicit bin size copies every row into more bins than this
-_MANY_COPIES = 100_000
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+#: an offset beyond this moves every long out of the long range (exact as a double too)
+_BEYOND = 2**65
+_WIDE = T.DecimalType(38, 0)
+
+
+@dataclass(frozen=True)
+class _End:
+    """One end of the window: its column, whether it is inclusive, its constant offset."""
+
+    column: Column
+    closed: bool
+    offset: int | float | None = None
 
 
 def plan_band(spec: BandSpec) -> DataFrame:
     """Build the lazy plan of a validated band join."""
     left, lmap = J.internal(spec.left, "l")
     right, rmap = J.internal(spec.right, "r")
-    t = ordinal(col(lmap[spec.left_on]), spec.left_kind)
-    left = left.withColumn(_T, t)
-    left = left.withColumn(_LO, _window_end(spec.lower, F.col(_T), lmap))
-    left = left.withColumn(_HI, _window_end(spec.upper, F.col(_T), lmap))
-    right = right.withColumn(_R, ordinal(col(rmap[spec.right_on]), spec.right_kind))
+    left = left.withColumn(_T, J.join_ordinal(col(lmap[spec.left_on]), spec.left_kind))
+    low = _window_end(spec, spec.lower, F.col(_T), lmap, low=True)
+    high = _window_end(spec, spec.upper, F.col(_T), lmap, low=False)
+    left = left.withColumn(_LO, low.column).withColumn(_HI, high.column)
+    right = right.withColumn(_R, J.join_ordinal(col(rmap[spec.right_on]), spec.right_kind))
     columns_l = tuple(lmap[c] for c in spec.left.columns)
     columns_r = tuple(rmap[c] for c in spec.right.columns)
     keys_l = tuple(lmap[k] for k in spec.keys.left)
     keys_r = tuple(rmap[k] for k in spec.keys.right)
-    condition = _condition(spec.closed, F.col(_LO), F.col(_R), F.col(_HI))
+    condition = _condition(F.col(_LO), low.closed, F.col(_R), F.col(_HI), high.closed)
     integral = spec.kind is not TimeKind.FLOAT
     bin_size = spec.bin_size
     if spec.constant:
-        width = float(spec.upper.value) - float(spec.lower.value)  # type: ignore[arg-type]
+        assert low.offset is not None and high.offset is not None
+        width = float(high.offset) - float(low.offset)
         replicate_right, bin_size = _choose_side(spec, left, right, width)
-        if bin_size is not None and abs(width) / bin_size > _MANY_COPIES:
-            warnings.warn(
-                f"`bin_size` {spec.bin_size!r} copies every row into about "
-                f"{abs(width) / bin_size:.0f} bins; a larger bin size (or None) is faster",
-                PerformanceWarning, stacklevel=3,
-            )
     else:
         replicate_right, width = False, None
     if replicate_right:
-        right = right.withColumn(_RLO, F.col(_R) - F.lit(spec.upper.value))
-        right = right.withColumn(_RHI, F.col(_R) - F.lit(spec.lower.value))
+        assert isinstance(low.offset, int) and isinstance(high.offset, int)
+        right = right.withColumn(_RLO, _shifted(F.col(_R), -high.offset, low=True))
+        right = right.withColumn(_RHI, _shifted(F.col(_R), -low.offset, low=False))
         lside = J.RangeSide(left, columns_l, keys_l, F.col(_T))
         rside = J.RangeSide(right, columns_r, keys_r, F.col(_RLO), F.col(_RHI), width)
     else:
@@ -76,37 +88,100 @@ def plan_band(spec: BandSpec) -> DataFrame:
 def _choose_side(
     spec: BandSpec, left: DataFrame, right: DataFrame, width: float
 ) -> tuple[bool, float | None]:
-    """Which side to replicate (True: right) and the bin size, for a constant window."""
+    """Which side to replicate (True: right) and the bin size, for a constant window.
+
+    Only integer offsets (every constant window on integer or temporal time columns)
+    can be moved to the right side exactly.
+    """
     integral = spec.kind is not TimeKind.FLOAT
-    exact = integral and all(isinstance(b.value, int) for b in (spec.lower, spec.upper))
     if spec.bin_size is not None:
-        return exact, float(spec.bin_size)
-    ls = side_stats(left, F.col(_T), F.col(_T))
-    rs = side_stats(right, F.col(_R), F.col(_R))
-    replicate_right = exact and (spec.how == "left" or rs.count <= ls.count)
+        return integral, float(spec.bin_size)
+    ls = side_stats(left, F.col(_T))
+    rs = side_stats(right, F.col(_R))
+    replicate_right = integral and (spec.how == "left" or rs.count <= ls.count)
     rep, probe = (rs, ls) if replicate_right else (ls, rs)
     return replicate_right, choose_bin_size(rep, probe, integral=integral, window=width)
 
 
-def _window_end(bound: Bound, t: Column, lmap: dict[str, str]) -> Column:
-    """One end of a left row's window, in ordinal units."""
+def _window_end(
+    spec: BandSpec, bound: Bound, t: Column, lmap: dict[str, str], *, low: bool
+) -> _End:
+    """One end of a left row's window, in ordinal units.
+
+    Integer ends (integer or temporal time columns, an integer offset) are closed longs;
+    float ends are doubles with the ``closed`` of the call.
+    """
+    closed = spec.closed in (("both", "left") if low else ("both", "right"))
+    adjust = 0 if closed else (1 if low else -1)
+    integral = spec.kind is not TimeKind.FLOAT
     if bound.column is None:
-        return t + F.lit(bound.value)
+        assert bound.value is not None
+        if not integral:
+            return _End(t.cast("double") + F.lit(float(bound.value)), closed, bound.value)
+        offset = _closed_offset(bound.value, low=low, closed=closed)
+        return _End(_shifted(t, offset, low=low), True, offset)
     c = col(lmap[bound.column])
     if bound.mode is BoundMode.ABSOLUTE:
         assert bound.kind is not None
-        return ordinal(c, bound.kind)
+        return _End(_shifted(ordinal(c, bound.kind), adjust, low=low), True)
     if bound.mode is BoundMode.OFFSET:
         assert bound.kind is not None
-        return t + ordinal(c, bound.kind)
+        if not integral or bound.kind is TimeKind.FLOAT:
+            return _End(t.cast("double") + J.join_ordinal(c, bound.kind).cast("double"), closed)
+        return _End(_shifted(t, ordinal(c, bound.kind), low=low, adjust=adjust), True)
     if bound.mode is BoundMode.INTERVAL:
-        return t + F.unix_micros(F.timestamp_micros(F.lit(0)) + c)
-    seconds = ordinal(c, TimeKind.FLOAT)
-    return t + F.round(seconds * F.lit(1_000_000.0)).cast("long")
+        micros = F.unix_micros(F.timestamp_micros(F.lit(0)) + c)
+        return _End(_shifted(t, micros, low=low, adjust=adjust), True)
+    # seconds: rounded to microseconds (NaN is NULL, +-inf and huge values saturate)
+    micros = F.round(ordinal(c, TimeKind.FLOAT) * F.lit(1_000_000.0))
+    beyond = F.least(F.greatest(micros, F.lit(float(-_BEYOND))), F.lit(float(_BEYOND)))
+    return _End(_shifted(t, F.when(micros.isNotNull(), beyond), low=low, adjust=adjust), True)
 
 
-def _condition(closed: Closed, lo: Column, r: Column, hi: Column) -> Column:
-    """``lo <= r <= hi`` with ``<`` on the open bounds."""
-    low = lo <= r if closed in ("both", "left") else lo < r
-    high = r <= hi if closed in ("both", "right") else r < hi
+def _closed_offset(value: float, *, low: bool, closed: bool) -> int:
+    """The integer offset of a closed window end equivalent on integer times.
+
+    ``t + v <= r`` is ``t + ceil(v) <= r``, ``t + v < r`` is ``t + floor(v) + 1 <= r``;
+    mirrored for the high end.
+    """
+    if low:
+        return math.ceil(value) if closed else math.floor(value) + 1
+    return math.floor(value) if closed else math.ceil(value) - 1
+
+
+def _shifted(t: Column, offset: Column | int, *, low: bool, adjust: int = 0) -> Column:
+    """``t + offset + adjust`` as a long window end, exact, never an overflow error.
+
+    Long arithmetic (``try_add``) on the hot path; only a row whose sum leaves the long
+    range is recomputed in decimal and saturated: a low end below ``Long.MIN`` is
+    ``Long.MIN`` (every time is above it), above ``Long.MAX`` NULL (no time is); a high
+    end above ``Long.MAX`` is ``Long.MAX``, below ``Long.MIN`` NULL.
+    """
+    if isinstance(offset, int):
+        total = offset + adjust
+        if total == 0:
+            return t
+        wide = t.cast(_WIDE) + F.lit(Decimal(max(-_BEYOND, min(total, _BEYOND))))
+        if not _LONG_MIN <= total <= _LONG_MAX:
+            return _saturated(wide, low=low)
+        fast = F.try_add(t, F.lit(total))
+    else:
+        wide = t.cast(_WIDE) + offset.cast(_WIDE) + F.lit(adjust)
+        step = offset.try_cast("long")
+        fast = F.try_add(t, F.try_add(step, F.lit(adjust)) if adjust else step)
+    return F.coalesce(fast, _saturated(wide, low=low))
+
+
+def _saturated(wide: Column, *, low: bool) -> Column:
+    """A decimal window end as a long: open-ended (a long bound) or empty (NULL) beyond."""
+    lmin, lmax = F.lit(_LONG_MIN), F.lit(_LONG_MAX)
+    if low:
+        return F.when(wide < lmin, lmin).when(wide <= lmax, wide.cast("long"))
+    return F.when(wide > lmax, lmax).when(wide >= lmin, wide.cast("long"))
+
+
+def _condition(lo: Column, lo_closed: bool, r: Column, hi: Column, hi_closed: bool) -> Column:
+    """``lo <= r <= hi`` with ``<`` on the open ends."""
+    low = lo <= r if lo_closed else lo < r
+    high = r <= hi if hi_closed else r < hi
     return low & high

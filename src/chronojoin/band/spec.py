@@ -9,7 +9,7 @@ from typing import Any
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
-from chronojoin._plan.binning import check_bin_size
+from chronojoin._plan.binning import check_bin_size, check_copies
 from chronojoin._plan.output import right_output_names
 from chronojoin._typing import Closed, How
 from chronojoin._validate import columns as C
@@ -95,12 +95,27 @@ def band_spec(
     how = check_literal("how", how, How)
     keys = C.keys(left.schema, right.schema, by=by, left_by=left_by, right_by=right_by)
     size = check_bin_size(bin_size, kind)
+    if size is not None and lower_b.column is None and upper_b.column is None:
+        _check_copies(bin_size, size, lower, upper, lower_b, upper_b, kind)
     suffix = check_str("suffix", suffix)
-    outputs = right_output_names(left.columns, right.columns, keys, suffix=suffix)
+    outputs = right_output_names(left.columns, right.columns, keys, suffix=suffix,
+                                 case_sensitive=C.case_sensitive(left))
     return BandSpec(
         left, right, lf.name, rf.name, kind, lk, rk, lower_b, upper_b, closed, keys, how,
         size, tuple(outputs),
     )
+
+
+def _check_copies(
+    bin_size: Any, size: float, lower: Any, upper: Any, lower_b: Bound, upper_b: Bound,
+    kind: TimeKind,
+) -> None:
+    """An explicit bin size must not copy every row of a constant window into too many bins."""
+    assert lower_b.value is not None and upper_b.value is not None
+    width = float(upper_b.value) - float(lower_b.value)
+    unit = " microseconds" if kind.temporal else ""
+    window = f"the window from lower={lower!r} to upper={upper!r} is {width:g}{unit} wide"
+    check_copies(bin_size, float(size), width, window, stacklevel=4)  # band_join's caller
 
 
 def _bound(

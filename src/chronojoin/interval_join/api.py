@@ -78,8 +78,15 @@ def interval_join(
     Intervals with a NULL or inverted (``start > end``) bound never match; nor do rows
     with a NULL key. Intervals are copied into every bin of a fixed grid that they
     touch and joined on ``(keys, bin)``; intervals much longer than the typical one go
-    to a coarser grid, so a heavy tail does not multiply rows. Every pair is returned
-    exactly once.
+    to a coarser grid, so a heavy tail does not multiply rows (nor does a very small
+    ``bin_size``: a row is copied into about 65 bins of a grid at most). Every pair is
+    returned exactly once.
+
+    Bounds compare as in Spark SQL: for float/double columns ``-inf`` and ``+inf`` are
+    values like any other (``[2, inf]`` contains ``inf``), and NaN equals NaN and is
+    greater than every other value (``[0, NaN]`` contains everything from 0 up, NaN
+    included; ``[NaN, 0]`` is inverted). Intervals reaching ``Long.MIN``/``Long.MAX``,
+    or wider than the long range, are exact.
 
     Examples
     --------

@@ -15,7 +15,7 @@ from pyspark.sql import functions as F
 from chronojoin._plan import binned_join as J
 from chronojoin._typing import Closed
 from chronojoin._validate.columns import col
-from chronojoin._validate.timetypes import TimeKind, ordinal
+from chronojoin._validate.timetypes import TimeKind
 from chronojoin.interval_join.spec import IntervalJoinSpec
 
 _LS, _LE, _RS, _RE = "_cj_ls", "_cj_le", "_cj_rs", "_cj_re"
@@ -25,15 +25,15 @@ def plan_interval_join(spec: IntervalJoinSpec) -> DataFrame:
     """Build the lazy plan of a validated interval join."""
     left, lmap = J.internal(spec.left, "l")
     right, rmap = J.internal(spec.right, "r")
-    left = left.withColumn(_LS, ordinal(col(lmap[spec.left_start]), spec.kinds["left_start"]))
-    right = right.withColumn(_RS, ordinal(col(rmap[spec.right_start]), spec.kinds["right_start"]))
-    right = right.withColumn(_RE, ordinal(col(rmap[spec.right_end]), spec.kinds["right_end"]))
+    left = left.withColumn(_LS, _ordinal(spec, lmap, "left_start"))
+    right = right.withColumn(_RS, _ordinal(spec, rmap, "right_start"))
+    right = right.withColumn(_RE, _ordinal(spec, rmap, "right_end"))
     ls, rs, re_ = F.col(_LS), F.col(_RS), F.col(_RE)
     if spec.left_end is None:
         le = None
         condition = _point_in(spec.closed, ls, rs, re_)
     else:
-        left = left.withColumn(_LE, ordinal(col(lmap[spec.left_end]), spec.kinds["left_end"]))
+        left = left.withColumn(_LE, _ordinal(spec, lmap, "left_end"))
         le = F.col(_LE)
         condition = _overlap(spec.closed, ls, le, rs, re_)
     lside = J.RangeSide(
@@ -48,6 +48,12 @@ def plan_interval_join(spec: IntervalJoinSpec) -> DataFrame:
         lside, rside, condition, spec.how, spec.bin_size, spec.kind is not TimeKind.FLOAT
     )
     return J.finish(J.plan_range_join(join), list(spec.left.columns), lmap, spec.outputs, rmap)
+
+
+def _ordinal(spec: IntervalJoinSpec, mapping: dict[str, str], argument: str) -> Column:
+    """The ordinal of the column that ``argument`` names (``+-inf`` and NaN kept)."""
+    name: str = getattr(spec, argument)
+    return J.join_ordinal(col(mapping[name]), spec.kinds[argument])
 
 
 def _point_in(closed: Closed, p: Column, start: Column, end: Column) -> Column:

@@ -71,7 +71,8 @@ def interval_join_spec(
     keys = C.keys(left.schema, right.schema, by=by, left_by=left_by, right_by=right_by)
     size = check_bin_size(bin_size, kind)
     suffix = check_str("suffix", suffix)
-    outputs = right_output_names(left.columns, right.columns, keys, suffix=suffix)
+    outputs = right_output_names(left.columns, right.columns, keys, suffix=suffix,
+                                 case_sensitive=C.case_sensitive(left))
     return IntervalJoinSpec(
         left, right, left_start, left_end, right_start, right_end,
         {argument: k for k, argument, _, _ in found}, kind, closed, keys, how, size,

@@ -1,0 +1,151 @@
+"""interval_join at the edges of its types, against the plain Spark SQL join.
+
+Points and interval bounds at +-inf and NaN (compared as Spark compares doubles: NaN
+equals NaN and is above +inf), intervals reaching Long.MIN/MAX and wider than the long
+range, and very small bin sizes.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.sql import functions as F
+
+import chronojoin as cj
+from tests.band.helpers import sql_reference
+from tests.oracles.band import overlap_condition, point_in_condition, spark_batch
+
+CLOSED = ["both", "left", "right", "neither"]
+INF, NAN = float("inf"), float("nan")
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+
+FLOAT_POINTS = [0.0, 1.0, 1.5, 2.0, -1.0, INF, -INF, NAN, None, 1e308, -1e308, 5.0, 0.5]
+FLOAT_INTERVALS = [
+    (0.0, 1.0), (1.0, 1.0), (-INF, 0.0), (2.0, INF), (-INF, INF), (INF, INF), (-INF, -INF),
+    (NAN, NAN), (0.0, NAN), (NAN, 0.0), (1e308, INF), (-1e308, 1e308), (None, 1.0),
+    (3.0, 2.0), (1.5, 2.5), (-INF, NAN), (INF, NAN),
+]
+LONG_POINTS = [LONG_MIN, LONG_MIN + 1, -1, 0, 1, LONG_MAX - 1, LONG_MAX, None, 7]
+LONG_INTERVALS = [
+    (-(2**62), 2**62), (LONG_MIN, LONG_MAX), (0, LONG_MAX), (LONG_MIN, 0), (LONG_MAX, LONG_MAX),
+    (LONG_MIN, LONG_MIN), (5, 10), (LONG_MAX - 1, LONG_MAX), (-1, 1), (10, 5),
+    (LONG_MIN, LONG_MIN + 1), (None, 3), (-(2**62) - 1, -(2**62) + 100),
+]
+
+
+def _frames(spark, points, intervals, dtype):
+    p = spark.createDataFrame([(i, [1, 2, 1][i % 3], t) for i, t in enumerate(points)],
+                              f"id long, k int, t {dtype}")
+    i = spark.createDataFrame([(100 + j, [1, 1, 2][j % 3], s, e)
+                               for j, (s, e) in enumerate(intervals)],
+                              f"id long, k int, s {dtype}, e {dtype}")
+    return p, i
+
+
+def _check(p, i, sizes, closed_options=CLOSED):
+    """Point-in-interval and overlap (each way in turn), every closed, against Spark SQL.
+
+    One job per ``closed`` (grids of many levels make large plans).
+    """
+    got = {}
+    for j, closed in enumerate(closed_options):
+        got.update(_check_closed(p, i, sizes, j, closed))
+    return got
+
+
+def _check_closed(p, i, sizes, j, closed):
+    frames, expected = {}, {}
+    for n, shape in enumerate(("point", ("overlap", "overlap_r")[j % 2])):
+        how = "left" if (j + n) % 2 else "inner"
+        size = sizes[(j + n) % len(sizes)]
+        by = "k" if j % 2 else None
+        keys = "l.k = r.k AND " if by else ""
+        tag = (closed, shape, how, size)
+        if shape == "point":
+            frames[tag] = cj.interval_join(p, i, left_start="t", right_start="s",
+                                           right_end="e", closed=closed, how=how, by=by,
+                                           bin_size=size)
+            cond = point_in_condition("l.t", "r.s", "r.e", closed)
+            expected[tag] = sql_reference(p, i, keys + cond, how=how)
+        else:
+            lhs, rhs = (i, i.where("k = 1")) if shape == "overlap" else (i.where("k = 1"), i)
+            frames[tag] = cj.interval_join(lhs, rhs, left_start="s", left_end="e",
+                                           right_start="s", right_end="e", closed=closed,
+                                           how=how, by=by, bin_size=size)
+            cond = overlap_condition("l.s", "l.e", "r.s", "r.e", closed)
+            expected[tag] = sql_reference(lhs, rhs, keys + cond, how=how)
+    got = spark_batch({**frames, **{("ref", *k): v for k, v in expected.items()}})
+    assert {k: got[k] for k in frames} == {k: got[("ref", *k)] for k in frames}
+    return got
+
+
+@pytest.mark.slow
+def test_float_infinities_and_nan(spark):
+    """Points and bounds at +-inf and NaN; +-1e308 next to them; NULL and inverted bounds."""
+    p, i = _frames(spark, FLOAT_POINTS, FLOAT_INTERVALS, "double")
+    got = _check(p, i, [None, 0.5, None])
+    # inf lies in [2, inf] and [-inf, inf]; NaN in [0, NaN] and [NaN, NaN] (Spark's order)
+    point = got[("both", "point", "inner", None)]
+    assert {(5, 103), (5, 104), (7, 107), (7, 108)} <= set(point)
+
+
+def test_float_column_with_infinite_bounds(spark):
+    """A ``float`` (not double) right side: the same order after widening to double."""
+    p, i = _frames(spark, FLOAT_POINTS[:9], FLOAT_INTERVALS, "double")
+    i = i.select("id", "k", F.col("s").cast("float").alias("s"),
+                 F.col("e").cast("float").alias("e"))
+    _check(p, i, [None, 0.25], ["left", "right"])
+
+
+@pytest.mark.slow
+def test_long_extremes_and_very_wide_intervals(spark):
+    """Intervals [-2**62, 2**62], [Long.MIN, Long.MAX], ending at Long.MAX; exact."""
+    p, i = _frames(spark, LONG_POINTS, LONG_INTERVALS, "long")
+    _check(p, i, [None, 2**20])
+
+
+def test_timestamps_at_the_ends_of_the_long_range(spark):
+    p, i = _frames(spark, LONG_POINTS, LONG_INTERVALS, "long")
+    p = p.withColumn("t", F.timestamp_micros("t"))
+    i = i.withColumn("s", F.timestamp_micros("s")).withColumn("e", F.timestamp_micros("e"))
+    _check(p, i, [None, "1 second"], ["both", "neither"])
+
+
+def test_reported_wide_interval(spark):
+    """The report's [-2**62, 2**62] with an explicit bin size (was ARITHMETIC_OVERFLOW)."""
+    p = spark.createDataFrame([(1, 0), (2, LONG_MAX), (3, LONG_MIN)], "id int, t long")
+    i = spark.createDataFrame([(10, -(2**62), 2**62), (11, LONG_MIN, LONG_MAX), (12, 0, LONG_MAX)],
+                              "id int, s long, e long")
+    frames = {
+        size: cj.interval_join(p, i, left_start="t", right_start="s", right_end="e",
+                               bin_size=size)
+        for size in (None, 1, 10)
+    }
+    want = {(1, 10): 1, (1, 11): 1, (1, 12): 1, (2, 11): 1, (2, 12): 1, (3, 11): 1}
+    assert spark_batch(frames) == dict.fromkeys(frames, want)
+
+
+def test_tiny_bin_size_is_bounded(spark):
+    """A bin size far below the interval lengths: coarser levels keep the copies bounded."""
+    p = spark.createDataFrame([(1, 0.0), (2, 150000.0), (3, 1e300)], "id int, t double")
+    i = spark.createDataFrame(
+        [(10, -100000.0, 100000.0), (11, 0.0, 1e300), (12, 1.0, 2.0)], "id int, s double, e double"
+    )
+    frames = {
+        "point": cj.interval_join(p, i, left_start="t", right_start="s", right_end="e",
+                                  bin_size=0.001),
+        "overlap": cj.interval_join(i, i, left_start="s", left_end="e", right_start="s",
+                                    right_end="e", closed="neither", bin_size=1e-300),
+    }
+    got = spark_batch(frames)
+    assert got["point"] == {(1, 10): 1, (1, 11): 1, (2, 11): 1, (3, 11): 1}
+    assert got["overlap"] == {
+        (10, 10): 1, (10, 11): 1, (10, 12): 1, (11, 10): 1, (11, 11): 1, (11, 12): 1,
+        (12, 10): 1, (12, 11): 1, (12, 12): 1,
+    }
+
+
+@pytest.mark.parametrize("bin_size", [float("inf"), float("nan")])
+def test_non_finite_bin_size(spark, bin_size):
+    p, i = _frames(spark, [1.0], [(0.0, 2.0)], "double")
+    with pytest.raises(ValueError, match="bin_size"):
+        cj.interval_join(p, i, left_start="t", right_start="s", right_end="e", bin_size=bin_size)
