@@ -24,7 +24,7 @@ from pyspark.sql import types as T
 
 from chronojoin._plan import binning as B
 from chronojoin._typing import How
-from chronojoin._validate.columns import col
+from chronojoin._validate.columns import col, has_map
 from chronojoin._validate.timetypes import TimeKind, ordinal
 
 _BIN_L, _BIN_R = "_cj_bin_l", "_cj_bin_r"
@@ -245,19 +245,9 @@ def _unmatched(left: RangeSide, matched: DataFrame) -> DataFrame:
 
 def _comparable(column: Column, dtype: T.DataType) -> Column:
     """Map types cannot be join keys: compare them through their JSON text."""
-    if _has_map(dtype):
+    if has_map(dtype):
         return F.to_json(F.array(column))
     return column
-
-
-def _has_map(dtype: T.DataType) -> bool:
-    if isinstance(dtype, T.MapType):
-        return True
-    if isinstance(dtype, T.ArrayType):
-        return _has_map(dtype.elementType)
-    if isinstance(dtype, T.StructType):
-        return any(_has_map(f.dataType) for f in dtype.fields)
-    return False
 
 
 def internal(df: DataFrame, prefix: str) -> tuple[DataFrame, dict[str, str]]:

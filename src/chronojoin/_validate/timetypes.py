@@ -16,6 +16,8 @@ from pyspark.sql import types as T
 
 from chronojoin.errors import TimeTypeError
 
+#: The ends of the long range, where time ordinals saturate instead of overflowing.
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 MICROS_PER_DAY = 86_400_000_000
 
 

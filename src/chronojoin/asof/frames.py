@@ -19,7 +19,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from chronojoin._validate.columns import col, not_null
-from chronojoin._validate.timetypes import ordinal
+from chronojoin._validate.timetypes import LONG_MAX, LONG_MIN, ordinal
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
 LEFT_STRUCT = "__l"
@@ -93,21 +93,18 @@ def right_frame(spec: AsofSpec, right: RightSpec, slot: int = 0) -> DataFrame:
     return tagged.where(not_null(F.col(TIME), *[F.col(n) for n in knames]))
 
 
-_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
-
-
 def _lowest(lt: Column, tol: Column) -> Column:
     """``lt - tol`` (``tol >= 0``), or the smallest long where the difference overflows.
 
     A float gives ``-inf`` at worst; a long near its limits would stop the job in ANSI
     mode, and a time that far down matches any lower bound.
     """
-    return F.coalesce(F.try_subtract(lt, tol), F.lit(_LONG_MIN))
+    return F.coalesce(F.try_subtract(lt, tol), F.lit(LONG_MIN))
 
 
 def _highest(lt: Column, tol: Column) -> Column:
     """``lt + tol`` (``tol >= 0``), or the greatest long where the sum overflows."""
-    return F.coalesce(F.try_add(lt, tol), F.lit(_LONG_MAX))
+    return F.coalesce(F.try_add(lt, tol), F.lit(LONG_MAX))
 
 
 def time_condition(right: RightSpec, lt: Column, rt: Column) -> Column | None:

@@ -29,12 +29,11 @@ from pyspark.sql import types as T
 from chronojoin._plan import binned_join as J
 from chronojoin._plan.binning import choose_bin_size, side_stats
 from chronojoin._validate.columns import col
-from chronojoin._validate.timetypes import TimeKind, ordinal
+from chronojoin._validate.timetypes import LONG_MAX, LONG_MIN, TimeKind, ordinal
 from chronojoin.band.spec import BandSpec, Bound, BoundMode
 
 _T, _LO, _HI = "_cj_t", "_cj_wlo", "_cj_whi"
 _R, _RLO, _RHI = "_cj_r", "_cj_rlo", "_cj_rhi"
-_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 #: an offset beyond this moves every long out of the long range (exact as a double too)
 _BEYOND = 2**65
 _WIDE = T.DecimalType(38, 0)
@@ -162,7 +161,7 @@ def _shifted(t: Column, offset: Column | int, *, low: bool, adjust: int = 0) -> 
         if total == 0:
             return t
         wide = t.cast(_WIDE) + F.lit(Decimal(max(-_BEYOND, min(total, _BEYOND))))
-        if not _LONG_MIN <= total <= _LONG_MAX:
+        if not LONG_MIN <= total <= LONG_MAX:
             return _saturated(wide, low=low)
         fast = F.try_add(t, F.lit(total))
     else:
@@ -174,7 +173,7 @@ def _shifted(t: Column, offset: Column | int, *, low: bool, adjust: int = 0) -> 
 
 def _saturated(wide: Column, *, low: bool) -> Column:
     """A decimal window end as a long: open-ended (a long bound) or empty (NULL) beyond."""
-    lmin, lmax = F.lit(_LONG_MIN), F.lit(_LONG_MAX)
+    lmin, lmax = F.lit(LONG_MIN), F.lit(LONG_MAX)
     if low:
         return F.when(wide < lmin, lmin).when(wide <= lmax, wide.cast("long"))
     return F.when(wide > lmax, lmax).when(wide >= lmin, wide.cast("long"))

@@ -27,7 +27,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from chronojoin._session import is_connect
-from chronojoin._validate.columns import col
+from chronojoin._validate.columns import col, has_map
 from chronojoin.loader.layout import HIVE_DEFAULT_PARTITION
 
 TAG = "__cj_tag"
@@ -169,23 +169,13 @@ def splits_for(values: int, cores: int, most: int = 8) -> int:
     return max(1, min(most, cores // math.gcd(values, cores)))
 
 
-def _orderable(dtype: T.DataType) -> bool:
-    if isinstance(dtype, T.MapType):
-        return False
-    if isinstance(dtype, T.ArrayType):
-        return _orderable(dtype.elementType)
-    if isinstance(dtype, T.StructType):
-        return all(_orderable(f.dataType) for f in dtype.fields)
-    return True
-
-
 def winner_order(batch: DataFrame, order_by: Sequence[str | Column]) -> list[Column]:
     """Return stored rows first, then ``order_by``, then a hash of the row, then its values.
 
     The hash is the column :data:`_HASH` that :func:`dedup` adds.
     """
     user = [col(c) if isinstance(c, str) else c for c in order_by]
-    tie = [col(f.name).asc_nulls_first() for f in batch.schema.fields if _orderable(f.dataType)]
+    tie = [col(f.name).asc_nulls_first() for f in batch.schema.fields if not has_map(f.dataType)]
     return [col(TAG), *user, col(_HASH), *tie]
 
 
