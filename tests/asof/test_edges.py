@@ -206,3 +206,12 @@ def test_map_keys_and_tiebreaks_are_refused(spark):
     with pytest.raises(InvalidArgumentError, match=r"`tiebreak`: column 'm' of right has "
                                                    r"type map<string,int>; a map cannot be"):
         cj.asof_join(left, right, on="t", tiebreak="m")
+
+
+def test_dates_beyond_the_microsecond_range_name_the_column(spark):
+    far = spark.sql("SELECT 1 AS k, date_add(DATE'2000-01-01', 200000000) AS day")
+    near = spark.sql("SELECT 1 AS k, date_add(DATE'1970-01-01', 106751991) AS day, 7 AS v")
+    ok = cj.asof_join(near.drop("v"), near, on="day", by="k").select("v").collect()
+    assert [r["v"] for r in ok] == [7]  # the last day that fits still joins exactly
+    with pytest.raises(Exception, match="date column 'day' holds a date more than"):
+        cj.asof_join(far, near, on="day", by="k").select("v").collect()

@@ -124,3 +124,28 @@ def test_nan_and_infinite_values_are_not_running_sums(spark):
         value = "nan" if r["s"] is not None and r["s"] != r["s"] else r["s"]
         got.setdefault(r["st"], {})[r["time"]] = value
     assert got == {"sweep": expected, "bucketed_sweep": expected, "join": expected}
+
+
+def test_infinite_times_in_every_bucket_layout(spark):
+    inf, nan = float("inf"), float("nan")
+    points = spark.createDataFrame(
+        [(1, t) for t in (inf, 5.0, -inf, nan, None, 1e308)], "id int, time double"
+    )
+    intervals = spark.createDataFrame(
+        [(1, 0.0, 10.0, 1.0), (1, -inf, inf, 2.0), (1, 3.0, inf, 4.0), (1, -inf, -1e308, 8.0)],
+        "id int, start double, end double, v double",
+    )
+    # Covering intervals, by hand: -inf lies in [-inf, inf] and [-inf, -1e308] only.
+    expected = {inf: 6.0, 5.0: 7.0, -inf: 10.0, "nan": None, None: None, 1e308: 6.0}
+    layouts = [("sweep", None), ("bucketed_sweep", 2.0), ("bucketed_sweep", 1e300),
+               ("bucketed_sweep", 3), ("bucketed_sweep", None), ("join", None)]
+    outs = []
+    for tag, (strategy, buckets) in enumerate(layouts):
+        out = cj.interval_aggregate(points, intervals, by="id", aggs={"s": ("sum", "v")},
+                                    strategy=strategy, buckets=buckets)
+        outs.append(out.select(F.lit(tag).alias("tag"), "time", "s"))
+    got: dict[int, dict] = {}
+    for r in reduce(DataFrame.unionByName, outs).collect():
+        time = "nan" if r["time"] is not None and r["time"] != r["time"] else r["time"]
+        got.setdefault(r["tag"], {})[time] = r["s"]
+    assert got == dict.fromkeys(range(len(layouts)), expected)

@@ -19,6 +19,8 @@ from chronojoin.errors import TimeTypeError
 #: The ends of the long range, where time ordinals saturate instead of overflowing.
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 MICROS_PER_DAY = 86_400_000_000
+#: Days from 1970-01-01 whose midnight still fits a microsecond ``long`` (~292,000 years).
+DATE_DAYS_LIMIT = LONG_MAX // MICROS_PER_DAY
 
 
 class TimeKind(str, enum.Enum):
@@ -121,11 +123,40 @@ def ordinal(column: Column, kind: TimeKind) -> Column:
         epoch = F.lit("1970-01-01 00:00:00").cast("timestamp_ntz")
         return F.timestamp_diff("MICROSECOND", epoch, column)
     if kind is TimeKind.DATE:
-        return F.unix_date(column).cast("long") * F.lit(MICROS_PER_DAY)
+        return _date_micros(column)
     if kind is TimeKind.INTEGER:
         return column.cast("long")
     as_double = column.cast("double")
     return F.when(F.isnan(as_double), F.lit(None).cast("double")).otherwise(as_double)
+
+
+def _date_micros(column: Column) -> Column:
+    """Midnight UTC of a date in microseconds; a clear error past the long range.
+
+    Spark's dates reach about 5.8 million years, microseconds about 292,000: a date
+    beyond that has no microsecond time, so the query stops with a message naming the
+    column instead of an arithmetic overflow.
+    """
+    days = F.unix_date(column).cast("long")
+    name = _label(column)
+    msg = (
+        f"date column {name!r} holds a date more than {DATE_DAYS_LIMIT:,} days "
+        "(about 292,000 years) from 1970-01-01, beyond the microsecond range chronojoin "
+        f"compares times in; filter such dates out or join on unix_date({name}) as an "
+        "integer time"
+    )
+    outside = F.abs(days) > F.lit(DATE_DAYS_LIMIT)
+    return F.when(outside, F.raise_error(F.lit(msg)).cast("long")).otherwise(
+        days * F.lit(MICROS_PER_DAY)
+    )
+
+
+def _label(column: Column) -> str:
+    """The name inside ``Column<'name'>`` (classic and Connect print it alike)."""
+    text = str(column)
+    if text.startswith("Column<'") and text.endswith("'>"):
+        return text[len("Column<'") : -2]
+    return text
 
 
 def ordinal_of(column: Column, data_type: T.DataType) -> Column:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column, Window
 from pyspark.sql import functions as F
 
+from chronojoin._plan.binning import bin_of
 from chronojoin._plan.windows import per_key
 from chronojoin.intervals.events import (
     POINT,
@@ -57,7 +58,7 @@ def _scaled(t: Column, lo: Column, hi: Column, n: Column) -> Column:
 def _with_buckets(ev: DataFrame, spec: IntervalSpec, plan: Plan) -> DataFrame:
     t = F.col(T_COL)
     if plan.width is not None:
-        return ev.withColumn(BUCKET, F.floor(t / F.lit(plan.width)).cast("long"))
+        return ev.withColumn(BUCKET, bin_of(t, plan.width))
     if plan.count is not None:
         lo, hi = F.lit(plan.lo or 0.0), F.lit(plan.hi or 0.0)
         return ev.withColumn(BUCKET, _scaled(t, lo, hi, F.lit(plan.count)))
