@@ -7,10 +7,14 @@ range, and very small bin sizes.
 
 from __future__ import annotations
 
+import dataclasses
+import random
+
 import pytest
 from pyspark.sql import functions as F
 
 import chronojoin as cj
+from chronojoin._plan.binning import level_sizes, planned_level, planned_levels, side_stats
 from tests.band.helpers import sql_reference
 from tests.oracles.band import overlap_condition, point_in_condition, spark_batch
 
@@ -149,3 +153,38 @@ def test_non_finite_bin_size(spark, bin_size):
     p, i = _frames(spark, [1.0], [(0.0, 2.0)], "double")
     with pytest.raises(ValueError, match="bin_size"):
         cj.interval_join(p, i, left_start="t", right_start="s", right_end="e", bin_size=bin_size)
+
+
+def _sparse_levels(spark):
+    """Short intervals and a few very long ones: the levels between them hold no row."""
+    rng = random.Random(41)
+    points = [rng.randrange(-50, 3000) for _ in range(300)] + [None, 10**9, 2 * 10**9]
+    intervals = [(s, s + rng.choice([0, 1, 3, 9, 20])) for s in
+                 (rng.randrange(0, 3000) for _ in range(120))]
+    intervals += [(5, 10**9), (-(10**9), 7), (100, 100 + 2**31), (2**31, 2**31 + 5), (9, 3)]
+    return _frames(spark, points, intervals, "long")
+
+
+def test_levels_without_rows_are_not_joined(spark, capsys):
+    p, i = _sparse_levels(spark)
+    _check(p, i, [None, 1, 4])
+    cj.interval_join(p, i, left_start="t", right_start="s", right_end="e").explain()
+    plan = capsys.readouterr().out
+    physical = plan[plan.index("Physical Plan"):]
+    # level 0 and the one level the long intervals are on; every level between is empty
+    assert physical.count("Join ") == 2, physical
+
+
+def test_side_stats_octaves_and_planned_levels(spark):
+    df = spark.createDataFrame([(0.0, 0.0), (1.0, 4.0), (2.0, 3.5), (0.0, 2.0**40), (5.0, INF)],
+                               "lo double, hi double")
+    stats = side_stats(df, F.col("lo"), F.col("hi"))
+    assert stats.octaves == frozenset({-1074, 0, 1, 40})  # the infinite span has none
+    assert stats.unbounded == 1
+    sizes = level_sizes(1.0, 2.0**40)
+    assert planned_levels(sizes, [stats]) == tuple(range(len(sizes)))  # unbounded: all
+    assert len(sizes) == 11  # levels 0 to 10; 2**40 is on level 9 (log16(2**40 / 64) = 8.5)
+    assert planned_levels(sizes, [dataclasses.replace(stats, unbounded=0)]) == (0, 9)
+    # a row on a level left out joins the next planned one, or the highest
+    levels = spark.range(len(sizes)).select(planned_level(F.col("id"), (0, 2, 9), 10).alias("to"))
+    assert [r["to"] for r in levels.collect()] == [0, 2, 2, 9, 9, 9, 9, 9, 9, 9, 9]

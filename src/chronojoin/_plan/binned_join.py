@@ -84,6 +84,8 @@ class Grid:
 
     sizes: tuple[float, ...]
     extent: B.Extent = B.EVERYTHING
+    #: the levels joined (those the statistics found rows on); None: every level
+    planned: tuple[int, ...] | None = None
 
     @property
     def size(self) -> float:
@@ -94,6 +96,11 @@ class Grid:
     def max_level(self) -> int:
         """The highest level planned."""
         return len(self.sizes) - 1
+
+    @property
+    def levels(self) -> tuple[int, ...]:
+        """The levels joined, lowest first (a row of another level joins the next one)."""
+        return self.planned if self.planned is not None else tuple(range(len(self.sizes)))
 
 
 def join_ordinal(column: Column, kind: TimeKind) -> Column:
@@ -126,7 +133,8 @@ def choose_grid(join: RangeJoin) -> Grid:
         size = _auto_size(join, stats)
     extent = B.extent_of(list(stats.values()))
     span_max = max((B.longest_span(stats[id(s)], extent) for s in ranges), default=0.0)
-    return Grid(B.level_sizes(size, span_max), extent)
+    sizes = B.level_sizes(size, span_max)
+    return Grid(sizes, extent, B.planned_levels(sizes, [stats[id(s)] for s in ranges]))
 
 
 def _stats(side: RangeSide) -> B.SideStats:
@@ -156,9 +164,10 @@ def plan_range_join(join: RangeJoin, grid: Grid | None = None) -> DataFrame:
     left = _prepare(join.left, _LO_L, _HI_L, _LVL_L, grid)
     right = _prepare(join.right, _LO_R, _HI_R, _LVL_R, grid)
     out = [*join.left.columns, *join.right.columns]
-    if join.how == "left" and join.left.is_point and grid.max_level == 0:
-        return _joined(join, left, right, grid, level=0, how="left").select(*[col(c) for c in out])
-    levels = range(grid.max_level + 1)
+    levels = grid.levels
+    if join.how == "left" and join.left.is_point and len(levels) == 1:
+        joined = _joined(join, left, right, grid, level=levels[0], how="left")
+        return joined.select(*[col(c) for c in out])
     inner = _union([_joined(join, left, right, grid, level=lvl, how="inner") for lvl in levels])
     inner = inner.select(*[col(c) for c in out])
     if join.how == "inner":
@@ -177,7 +186,7 @@ def _prepare(side: RangeSide, lo: str, hi: str, lvl: str, grid: Grid) -> DataFra
         return df.withColumn(lvl, F.lit(0))
     df = df.withColumn(hi, side.hi)
     level = B.level_of(F.col(lo), F.col(hi), grid.size, grid.max_level, grid.extent)
-    return df.withColumn(lvl, level)
+    return df.withColumn(lvl, B.planned_level(level, grid.levels, grid.max_level))
 
 
 def _joined(

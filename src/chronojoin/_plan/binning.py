@@ -61,6 +61,7 @@ MAX_LEVELS = 16
 #: bin numbers are clamped to ``[-BIN_LIMIT, BIN_LIMIT]`` (exact doubles, safe longs)
 BIN_LIMIT = 2.0**62
 _LARGEST = sys.float_info.max
+_TINY = 5e-324  # the smallest positive double
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,9 @@ class SideStats:
     span_p90: float
     span_max: float
     unbounded: int = 0
+    #: ``floor(log2(span))`` of the finite spans (zero spans as the smallest double's),
+    #: or None when unknown: which grid levels hold rows (see :func:`planned_levels`)
+    octaves: frozenset[int] | None = None
 
 
 def check_bin_size(value: Any, kind: TimeKind) -> int | float | None:
@@ -275,6 +279,7 @@ def side_stats(df: DataFrame, lo: Column, hi: Column | None = None) -> SideStats
         F.percentile_approx(F.when(bounded, span), [0.5, 0.9], PERCENTILE_ACCURACY).alias("p"),
         F.max(F.when(bounded, span)).alias("span_max"),
         F.count(F.when(~bounded & (lo != hi), 1)).alias("unbounded"),
+        F.collect_set(F.when(bounded, _octave(span))).alias("octaves"),
     ).first()
     assert row is not None
     count = int(row["n"])
@@ -284,7 +289,66 @@ def side_stats(df: DataFrame, lo: Column, hi: Column | None = None) -> SideStats
     return SideStats(
         count, _float_or_none(row["lo_min"]), _float_or_none(row["hi_max"]), p50, p90,
         float(row["span_max"] or 0.0), int(row["unbounded"]),
+        frozenset(int(v) for v in row["octaves"]),
     )
+
+
+def _octave(span: Column) -> Column:
+    """``floor(log2(span))`` of a finite span, a zero span counted as the smallest double."""
+    return F.floor(F.log2(F.greatest(span, F.lit(_TINY)))).cast("int")
+
+
+def planned_levels(sizes: tuple[float, ...], stats: list[SideStats]) -> tuple[int, ...]:
+    """The grid levels worth a join: those the ranges' spans fall on.
+
+    From each side's :attr:`SideStats.octaves` (a span in ``[2**k, 2**(k+1))`` lies on
+    a level between those of the two ends); a side without them, or with unbounded
+    ranges, may use every level. The choice only saves work: :func:`planned_level`
+    moves a row to the nearest planned level (the next higher one, or else the highest),
+    and a row is matched exactly on any level, only copied into more or fewer bins.
+
+    Examples
+    --------
+    >>> s = SideStats(3, 0.0, 1e6, 10.0, 10.0, 1e6, octaves=frozenset({3, 19}))
+    >>> level_sizes(1.0, 1e6)
+    (1.0, 16.0, 256.0, 4096.0, 65536.0, 1048576.0)
+    >>> planned_levels(level_sizes(1.0, 1e6), [s])
+    (0, 4)
+    """
+    top = len(sizes) - 1
+    used: set[int] = set()
+    for side in stats:
+        if side.octaves is None or side.unbounded:
+            return tuple(range(top + 1))
+        for k in side.octaves:
+            low = _level(math.ldexp(1.0, k), sizes[0], top)
+            high = _level(math.ldexp(1.0, k + 1), sizes[0], top)
+            used.update(range(low, high + 1))
+    return tuple(sorted(used)) or (0,)
+
+
+def _level(span: float, bin_size: float, top: int) -> int:
+    """:func:`level_of` of one span, in Python (clamped to ``[0, top]``)."""
+    limit = HEAVY_SPANS * bin_size
+    if not span > limit:
+        return 0
+    span = min(span, _LARGEST)
+    return min(max(math.ceil((math.log(span) - math.log(limit)) / math.log(LEVEL_FACTOR)), 0), top)
+
+
+def planned_level(level: Column, planned: tuple[int, ...], top: int) -> Column:
+    """A row's level (at most ``top``) moved to the nearest planned one.
+
+    The next higher planned level, or the highest planned one for a row above them all
+    (which the statistics rule out but floating-point rounding at a level's edge might
+    not).
+    """
+    if planned == tuple(range(top + 1)):
+        return level
+    out = F.lit(planned[-1])
+    for value in reversed(planned[:-1]):
+        out = F.when(level <= F.lit(value), F.lit(value)).otherwise(out)
+    return out
 
 
 def _float_or_none(value: Any) -> float | None:
