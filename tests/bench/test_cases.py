@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chronojoin.bench.case import checksum
-from chronojoin.bench.cases import asof
+from chronojoin.bench.cases import asof, interval_join
 
 
 def test_many_right_one_pass_equals_chained(spark, tmp_path):
@@ -29,3 +29,19 @@ def test_no_key_auto_equals_constant_key(spark, tmp_path):
     assert got["auto"] == got["constant_key"]
     local = next(m for m in case.methods if m.local)
     assert local.build(inputs)[0] == got["auto"][0]
+
+
+def test_interval_join_methods_agree(spark, tmp_path):
+    cases = interval_join.cases(sizes=[3000], data_dir=str(tmp_path))
+    assert [c.params["variant"] for c in cases] == [
+        "short_inner", "short_left", "open_ended_inner", "open_ended_left"]
+    counts = {}
+    for case in cases:
+        inputs = case.load(spark)
+        answers = {m.name: tuple(checksum(m.build(inputs), case.checksum_columns).collect()[0])
+                   for m in case.methods}
+        assert len(set(answers.values())) == 1, (case.name, answers)
+        counts[case.params["variant"]] = answers["spark"][0]
+    assert counts["short_left"] > counts["short_inner"] > 0
+    # the ten intervals that never end cover every later point of their keys
+    assert counts["open_ended_inner"] > counts["short_inner"]

@@ -22,6 +22,7 @@ _MIB = 1024.0**2
 
 #: What a case's size counts, per family (reports label their size axes with it).
 SIZE_UNITS = {"asof": "ids", "band": "rows per side", "intervals": "points",
+              "interval_join": "points",
               "loader": "table rows"}
 
 
