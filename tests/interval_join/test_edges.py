@@ -9,12 +9,21 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
 
 import pytest
 from pyspark.sql import functions as F
 
 import chronojoin as cj
-from chronojoin._plan.binning import level_sizes, planned_level, planned_levels, side_stats
+from chronojoin._plan.binning import (
+    SideStats,
+    choose_bin_size,
+    level_sizes,
+    planned_level,
+    planned_levels,
+    side_stats,
+)
+from chronojoin._plan.stats import same_key_share
 from tests.band.helpers import sql_reference
 from tests.oracles.band import overlap_condition, point_in_condition, spark_batch
 
@@ -188,3 +197,24 @@ def test_side_stats_octaves_and_planned_levels(spark):
     # a row on a level left out joins the next planned one, or the highest
     levels = spark.range(len(sizes)).select(planned_level(F.col("id"), (0, 2, 9), 10).alias("to"))
     assert [r["to"] for r in levels.collect()] == [0, 2, 2, 9, 9, 9, 9, 9, 9, 9, 9]
+
+
+def test_same_key_share_and_the_bin_size_it_gives(spark):
+    rng = random.Random(5)
+    left = [(rng.choice([1, 1, 1, 2, 3, None]), i) for i in range(600)]
+    right = [(rng.choice([1, 2, 2, 4]), i) for i in range(400)]
+    ldf = spark.createDataFrame(left, "k int, t long")
+    rdf = spark.createDataFrame(right, "k long, t long")
+    lk = Counter(k for k, _ in left if k is not None)
+    rk = Counter(k for k, _ in right)
+    exact = sum(n * rk[k] for k, n in lk.items()) / (len(left) * len(right))
+    share = same_key_share(ldf, ("k",), len(left), rdf, ("k",), len(right))
+    assert share == pytest.approx(exact)  # all rows: exact
+    assert same_key_share(ldf, (), 600, rdf, (), 400) == 1.0
+    disjoint = same_key_share(ldf.where("k = 3"), ("k",), 10, rdf, ("k",), 400)
+    assert disjoint == 1 / 400  # no common key: one pair per row of the larger side
+    # selective keys: wider bins, at most the data's whole range
+    rep = SideStats(1000, 0.0, 1e6, 100.0, 150.0, 200.0)
+    probe = SideStats(100_000, 0.0, 1e6, 0.0, 0.0, 0.0)
+    sizes = [choose_bin_size(rep, probe, integral=True, key_share=s) for s in (1.0, 0.01, 1e-9)]
+    assert sizes[0] < sizes[1] < sizes[2] <= 2 * 1e6

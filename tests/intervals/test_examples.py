@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import math
 from decimal import Decimal
 from functools import reduce
 
@@ -114,16 +115,9 @@ def test_nan_and_infinite_values_are_not_running_sums(spark):
         "id long, start int, end int, v double",  # int keys of points vs long keys here
     )
     expected = {1: 1.5, 3: "nan", 5: inf, 6: "nan", 8: -inf, 9: 3.5, 11: None}
-    outs = []
-    for strategy, buckets in [("sweep", None), ("bucketed_sweep", 3), ("join", None)]:
-        out = cj.interval_aggregate(points, intervals, by="id", aggs={"s": ("sum", "v")},
-                                    strategy=strategy, buckets=buckets)
-        outs.append(out.select(F.lit(strategy).alias("st"), "time", "s"))
-    got: dict[str, dict] = {}
-    for r in reduce(DataFrame.unionByName, outs).collect():
-        value = "nan" if r["s"] is not None and r["s"] != r["s"] else r["s"]
-        got.setdefault(r["st"], {})[r["time"]] = value
-    assert got == {"sweep": expected, "bucketed_sweep": expected, "join": expected}
+    layouts = [("sweep", None), ("bucketed_sweep", 3), ("join", None)]
+    got = _sums_by_layout(points, intervals, layouts)
+    assert got == dict.fromkeys(range(len(layouts)), expected)
 
 
 def test_infinite_times_in_every_bucket_layout(spark):
@@ -139,6 +133,12 @@ def test_infinite_times_in_every_bucket_layout(spark):
     expected = {inf: 6.0, 5.0: 7.0, -inf: 10.0, "nan": None, None: None, 1e308: 6.0}
     layouts = [("sweep", None), ("bucketed_sweep", 2.0), ("bucketed_sweep", 1e300),
                ("bucketed_sweep", 3), ("bucketed_sweep", None), ("join", None)]
+    got = _sums_by_layout(points, intervals, layouts)
+    assert got == dict.fromkeys(range(len(layouts)), expected)
+
+
+def _sums_by_layout(points, intervals, layouts):
+    """``{layout index: {time: s}}`` of ``sum(v)`` per point (NaN as ``"nan"``), one job."""
     outs = []
     for tag, (strategy, buckets) in enumerate(layouts):
         out = cj.interval_aggregate(points, intervals, by="id", aggs={"s": ("sum", "v")},
@@ -146,6 +146,7 @@ def test_infinite_times_in_every_bucket_layout(spark):
         outs.append(out.select(F.lit(tag).alias("tag"), "time", "s"))
     got: dict[int, dict] = {}
     for r in reduce(DataFrame.unionByName, outs).collect():
-        time = "nan" if r["time"] is not None and r["time"] != r["time"] else r["time"]
-        got.setdefault(r["tag"], {})[time] = r["s"]
-    assert got == dict.fromkeys(range(len(layouts)), expected)
+        time, value = ("nan" if isinstance(v, float) and math.isnan(v) else v
+                       for v in (r["time"], r["s"]))
+        got.setdefault(r["tag"], {})[time] = value
+    return got

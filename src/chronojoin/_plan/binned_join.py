@@ -23,6 +23,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from chronojoin._plan import binning as B
+from chronojoin._plan.stats import same_key_share
 from chronojoin._typing import How
 from chronojoin._validate.columns import col, has_map
 from chronojoin._validate.timetypes import TimeKind, ordinal
@@ -143,9 +144,11 @@ def _stats(side: RangeSide) -> B.SideStats:
 
 def _auto_size(join: RangeJoin, stats: dict[int, B.SideStats]) -> float:
     left, right = stats[id(join.left)], stats[id(join.right)]
+    share = same_key_share(join.left.df, join.left.keys, left.count,
+                           join.right.df, join.right.keys, right.count)
     if join.left.is_point != join.right.is_point:
         rep, probe = (right, left) if join.left.is_point else (left, right)
-        return B.choose_bin_size(rep, probe, integral=join.integral)
+        return B.choose_bin_size(rep, probe, integral=join.integral, key_share=share)
     extent = B.extent_of([left, right])
     merged = B.SideStats(
         left.count + right.count,
@@ -155,7 +158,7 @@ def _auto_size(join: RangeJoin, stats: dict[int, B.SideStats]) -> float:
         max(left.span_p90, right.span_p90),
         max(left.span_max, right.span_max),
     )
-    return B.choose_bin_size(merged, merged, integral=join.integral)
+    return B.choose_bin_size(merged, merged, integral=join.integral, key_share=share)
 
 
 def plan_range_join(join: RangeJoin, grid: Grid | None = None) -> DataFrame:

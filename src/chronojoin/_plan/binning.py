@@ -372,16 +372,24 @@ def longest_span(stats: SideStats, extent: Extent) -> float:
 
 
 def choose_bin_size(
-    replicated: SideStats, probe: SideStats, *, integral: bool, window: float | None = None
+    replicated: SideStats,
+    probe: SideStats,
+    *,
+    integral: bool,
+    window: float | None = None,
+    key_share: float = 1.0,
 ) -> float:
     """Return the automatic bin size, a pure function of the statistics (same inputs, same size).
 
     With ``W`` the median span of the replicated side (``window`` when all windows have
-    the same length) and ``d`` the density of the other side (rows per ordinal unit),
-    a replicated row costs about ``W / B + 1`` copies and ``d * (W + B)`` candidate pairs;
-    the sum is smallest at ``B = sqrt(COPY_COST * W / d)``. The size is kept large enough
-    that the 90th percentile span fits into ``MAX_COPIES`` bins, and rounded to a power of
-    two (at least 1 for integer and temporal ordinals).
+    the same length) and ``d`` the density of the other side's rows of the same key
+    (rows per ordinal unit, times ``key_share``: the share of row pairs with equal keys,
+    1 without keys), a replicated row costs about ``W / B + 1`` copies and
+    ``d * (W + B)`` candidate pairs; the sum is smallest at ``B = sqrt(COPY_COST * W /
+    d)``. Selective keys thus give wide bins, down to one bin for the data's whole range
+    (a plain join on the keys). The size is kept large enough that the 90th percentile
+    span fits into ``MAX_COPIES`` bins, and rounded to a power of two (at least 1 for
+    integer and temporal ordinals).
 
     Examples
     --------
@@ -396,9 +404,12 @@ def choose_bin_size(
     length = min(extent.hi - extent.lo, _LARGEST)  # finite bounds, finite length
     if not length > 0:
         length = max(width, 1.0)
-    density = max(probe.count, 1) / length  # > 0: length is finite
+    # rows of the other side a replicated row can pair with, per ordinal unit: with
+    # equality keys only those of its own key (``key_share`` of all pairs)
+    density = max(probe.count * key_share, 1.0) / length  # > 0: length is finite
     size = math.sqrt(COPY_COST * width / density) if width > 0 else COPY_COST / density
-    size = min(max(size, wide / MAX_COPIES, length * 1e-12), _LARGEST)
+    # no wider than the data (one bin holds it all), no narrower than the spans allow
+    size = min(max(min(size, length), wide / MAX_COPIES, length * 1e-12), _LARGEST)
     if not size > 0:
         size = 1.0
     rounded = 2.0 ** min(round(math.log2(size)), sys.float_info.max_exp - 1)

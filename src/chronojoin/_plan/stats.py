@@ -128,3 +128,41 @@ def hot_bucket_counts(df: DataFrame, keys: tuple[str, ...], hot: Column,
     row = groups.agg(F.max(n).alias("m"), F.sum(n).alias("r"), F.sum(n * n).alias("s")).collect()[0]
     rows = int(row["r"] or 0)
     return int(row["m"] or 0), rows, float(row["s"] or 0) / rows if rows else 0.0
+
+
+#: :func:`same_key_share` samples about this many rows of each side.
+PAIR_SAMPLE_ROWS = 200_000
+
+
+def same_key_share(
+    left: DataFrame, left_keys: tuple[str, ...], left_rows: int,
+    right: DataFrame, right_keys: tuple[str, ...], right_rows: int, *, seed: int = 11,
+) -> float:
+    """The share of (left row, right row) pairs whose keys are equal, in ``(0, 1]``.
+
+    ``sum_k l_k * r_k / (left_rows * right_rows)`` over the keys ``k`` (``l_k``, ``r_k``:
+    rows per key), from seeded samples of about :data:`PAIR_SAMPLE_ROWS` rows of each
+    side (all rows of a smaller side; the sampled sum scaled by both fractions is
+    unbiased). One job over the key columns; 1.0 without keys. Never below one pair per
+    row of the larger side: an estimate that found no common key only means few.
+    """
+    if not left_keys or left_rows <= 0 or right_rows <= 0:
+        return 1.0
+    names = [f"__k{i}" for i in range(len(left_keys))]
+
+    def per_key(df: DataFrame, keys: tuple[str, ...], rows: int, salt: int, n: str) -> tuple[
+            DataFrame, float]:
+        fraction = min(1.0, PAIR_SAMPLE_ROWS / rows)
+        sampled = df if fraction >= 1.0 else df.sample(fraction=fraction, seed=seed + salt)
+        cols = [col(k) for k in keys]
+        counts = (sampled.where(not_null(*cols))
+                  .select(*[c.alias(name) for c, name in zip(cols, names, strict=True)])
+                  .groupBy(*names).agg(F.count(F.lit(1)).alias(n)))
+        return counts, fraction
+
+    lcounts, lf = per_key(left, left_keys, left_rows, 0, "__l")
+    rcounts, rf = per_key(right, right_keys, right_rows, 1, "__r")
+    pairs = lcounts.join(rcounts, on=names).agg(
+        F.sum(F.col("__l").cast("double") * F.col("__r")).alias("s")).collect()[0]["s"]
+    share = float(pairs or 0.0) / (lf * rf) / (float(left_rows) * float(right_rows))
+    return min(1.0, max(share, 1.0 / max(left_rows, right_rows)))

@@ -28,6 +28,7 @@ from pyspark.sql import types as T
 
 from chronojoin._plan import binned_join as J
 from chronojoin._plan.binning import choose_bin_size, side_stats
+from chronojoin._plan.stats import same_key_share
 from chronojoin._validate.columns import col
 from chronojoin._validate.timetypes import LONG_MAX, LONG_MIN, TimeKind, ordinal
 from chronojoin.band.spec import BandSpec, Bound, BoundMode
@@ -67,7 +68,7 @@ def plan_band(spec: BandSpec) -> DataFrame:
     if spec.constant:
         assert low.offset is not None and high.offset is not None
         width = float(high.offset) - float(low.offset)
-        replicate_right, bin_size = _choose_side(spec, left, right, width)
+        replicate_right, bin_size = _choose_side(spec, (left, keys_l), (right, keys_r), width)
     else:
         replicate_right, width = False, None
     if replicate_right:
@@ -85,21 +86,27 @@ def plan_band(spec: BandSpec) -> DataFrame:
 
 
 def _choose_side(
-    spec: BandSpec, left: DataFrame, right: DataFrame, width: float
+    spec: BandSpec,
+    left: tuple[DataFrame, tuple[str, ...]],
+    right: tuple[DataFrame, tuple[str, ...]],
+    width: float,
 ) -> tuple[bool, float | None]:
     """Which side to replicate (True: right) and the bin size, for a constant window.
 
-    Only integer offsets (every constant window on integer or temporal time columns)
-    can be moved to the right side exactly.
+    ``left`` and ``right`` are the internal frames with their key columns. Only integer
+    offsets (every constant window on integer or temporal time columns) can be moved to
+    the right side exactly.
     """
     integral = spec.kind is not TimeKind.FLOAT
     if spec.bin_size is not None:
         return integral, float(spec.bin_size)
-    ls = side_stats(left, F.col(_T))
-    rs = side_stats(right, F.col(_R))
+    ls = side_stats(left[0], F.col(_T))
+    rs = side_stats(right[0], F.col(_R))
+    share = same_key_share(*left, ls.count, *right, rs.count)
     replicate_right = integral and (spec.how == "left" or rs.count <= ls.count)
     rep, probe = (rs, ls) if replicate_right else (ls, rs)
-    return replicate_right, choose_bin_size(rep, probe, integral=integral, window=width)
+    return replicate_right, choose_bin_size(rep, probe, integral=integral, window=width,
+                                            key_share=share)
 
 
 def _window_end(
