@@ -177,11 +177,12 @@ def _sparse_levels(spark):
 def test_levels_without_rows_are_not_joined(spark, capsys):
     p, i = _sparse_levels(spark)
     _check(p, i, [None, 1, 4])
-    cj.interval_join(p, i, left_start="t", right_start="s", right_end="e").explain()
+    cj.interval_join(p, i, left_start="t", right_start="s", right_end="e", bin_size=1).explain()
     plan = capsys.readouterr().out
     physical = plan[plan.index("Physical Plan"):]
-    # level 0 and the one level the long intervals are on; every level between is empty
-    assert physical.count("Join ") == 2, physical
+    # bins of width 1: the short intervals on level 0, the long ones on levels 6 and 7
+    # (log16(span / 64)); the grid has levels 0 to 8, the others hold no interval
+    assert physical.count("Join ") == 3, physical
 
 
 def test_side_stats_octaves_and_planned_levels(spark):
@@ -218,3 +219,25 @@ def test_same_key_share_and_the_bin_size_it_gives(spark):
     probe = SideStats(100_000, 0.0, 1e6, 0.0, 0.0, 0.0)
     sizes = [choose_bin_size(rep, probe, integral=True, key_share=s) for s in (1.0, 0.01, 1e-9)]
     assert sizes[0] < sizes[1] < sizes[2] <= 2 * 1e6
+
+
+def test_selective_keys_give_the_plain_join(spark, capsys):
+    rng = random.Random(8)
+    p = spark.createDataFrame([(i, rng.randrange(1000), rng.randrange(10**6))
+                               for i in range(3000)], "id long, k int, t long")
+    i = spark.createDataFrame([(10**6 + j, rng.randrange(1000), s, s + rng.randrange(10**5))
+                               for j, s in enumerate(rng.randrange(10**6) for _ in range(1000))],
+                              "id long, k int, s long, e long")
+    frames, expected = {}, {}
+    for how in ("inner", "left"):
+        frames[how] = cj.interval_join(p, i, left_start="t", right_start="s", right_end="e",
+                                       by="k", how=how)
+        cond = "l.k = r.k AND " + point_in_condition("l.t", "r.s", "r.e", "both")
+        expected[how] = sql_reference(p, i, cond, how=how)
+    got = spark_batch({**frames, **{("ref", h): v for h, v in expected.items()}})
+    assert got["inner"] == got[("ref", "inner")] and got["left"] == got[("ref", "left")]
+    frames["left"].explain()
+    assert "_cj_bin" not in capsys.readouterr().out  # 3 same-key pairs per row: no grid
+    # without the keys every pair shares the (empty) key: 750 pairs per row, a grid
+    cj.interval_join(p, i, left_start="t", right_start="s", right_end="e").explain()
+    assert "_cj_bin" in capsys.readouterr().out

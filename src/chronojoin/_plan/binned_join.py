@@ -15,6 +15,7 @@ The result has the internal columns ``left.columns + right.columns``; the caller
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import reduce
 
@@ -99,6 +100,11 @@ class Grid:
         return len(self.sizes) - 1
 
     @property
+    def plain(self) -> bool:
+        """One bin for everything: the plain join on the keys and the exact predicate."""
+        return math.isinf(self.sizes[0])
+
+    @property
     def levels(self) -> tuple[int, ...]:
         """The levels joined, lowest first (a row of another level joins the next one)."""
         return self.planned if self.planned is not None else tuple(range(len(self.sizes)))
@@ -125,13 +131,20 @@ def choose_grid(join: RangeJoin) -> Grid:
     statistics saw, so that a range reaching infinity is copied into their bins only.
     """
     ranges = [s for s in (join.left, join.right) if not s.is_point]
-    if join.bin_size is not None and all(s.constant_span is not None for s in ranges):
+    if join.bin_size is not None and (
+        math.isinf(join.bin_size) or all(s.constant_span is not None for s in ranges)
+    ):
         return Grid((join.bin_size,))
     stats = {id(s): _stats(s) for s in (join.left, join.right)
              if not s.is_point or join.bin_size is None}
     size = join.bin_size
     if size is None:
-        size = _auto_size(join, stats)
+        left, right = stats[id(join.left)], stats[id(join.right)]
+        share = same_key_share(join.left.df, join.left.keys, left.count,
+                               join.right.df, join.right.keys, right.count)
+        if B.plain_join_pays(left.count, right.count, share):
+            return Grid((math.inf,))
+        size = _auto_size(join, stats, share)
     extent = B.extent_of(list(stats.values()))
     span_max = max((B.longest_span(stats[id(s)], extent) for s in ranges), default=0.0)
     sizes = B.level_sizes(size, span_max)
@@ -142,10 +155,8 @@ def _stats(side: RangeSide) -> B.SideStats:
     return B.side_stats(side.df, side.lo, side.hi)
 
 
-def _auto_size(join: RangeJoin, stats: dict[int, B.SideStats]) -> float:
+def _auto_size(join: RangeJoin, stats: dict[int, B.SideStats], share: float) -> float:
     left, right = stats[id(join.left)], stats[id(join.right)]
-    share = same_key_share(join.left.df, join.left.keys, left.count,
-                           join.right.df, join.right.keys, right.count)
     if join.left.is_point != join.right.is_point:
         rep, probe = (right, left) if join.left.is_point else (left, right)
         return B.choose_bin_size(rep, probe, integral=join.integral, key_share=share)
@@ -168,7 +179,7 @@ def plan_range_join(join: RangeJoin, grid: Grid | None = None) -> DataFrame:
     right = _prepare(join.right, _LO_R, _HI_R, _LVL_R, grid)
     out = [*join.left.columns, *join.right.columns]
     levels = grid.levels
-    if join.how == "left" and join.left.is_point and len(levels) == 1:
+    if join.how == "left" and (join.left.is_point or grid.plain) and len(levels) == 1:
         joined = _joined(join, left, right, grid, level=levels[0], how="left")
         return joined.select(*[col(c) for c in out])
     inner = _union([_joined(join, left, right, grid, level=lvl, how="inner") for lvl in levels])
@@ -197,16 +208,16 @@ def _joined(
 ) -> DataFrame:
     """Join one level: ``inner``/``left_semi`` on the level's pairs, or ``left``."""
     size = grid.sizes[level]
+    keys = [col(lk) == col(rk) for lk, rk in zip(join.left.keys, join.right.keys, strict=True)]
+    if grid.plain:  # every pair meets once: no bins
+        return left.join(right, on=reduce(Column.__and__, keys, join.condition), how=how)
     lsel, rsel = left, right
     if grid.max_level > 0:
         lsel = left.where(_level_filter(join.left, join.right, _LVL_L, level))
         rsel = right.where(_level_filter(join.right, join.left, _LVL_R, level))
     lrep = B.replicate(lsel, F.col(_LO_L), _hi(join.left, _HI_L), size, _BIN_L, grid.extent)
     rrep = B.replicate(rsel, F.col(_LO_R), _hi(join.right, _HI_R), size, _BIN_R, grid.extent)
-    cond = F.col(_BIN_L) == F.col(_BIN_R)
-    for lk, rk in zip(join.left.keys, join.right.keys, strict=True):
-        cond = cond & (col(lk) == col(rk))
-    cond = cond & join.condition
+    cond = reduce(Column.__and__, keys, F.col(_BIN_L) == F.col(_BIN_R)) & join.condition
     if how == "inner" and not join.left.is_point and not join.right.is_point:
         cond = cond & B.emitted_here(
             F.col(_BIN_L), F.col(_LO_L), F.col(_LO_R), size, grid.extent

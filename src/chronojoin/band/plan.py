@@ -27,7 +27,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from chronojoin._plan import binned_join as J
-from chronojoin._plan.binning import choose_bin_size, side_stats
+from chronojoin._plan.binning import choose_bin_size, plain_join_pays, side_stats
 from chronojoin._plan.stats import same_key_share
 from chronojoin._validate.columns import col
 from chronojoin._validate.timetypes import LONG_MAX, LONG_MIN, TimeKind, ordinal
@@ -103,6 +103,8 @@ def _choose_side(
     ls = side_stats(left[0], F.col(_T))
     rs = side_stats(right[0], F.col(_R))
     share = same_key_share(*left, ls.count, *right, rs.count)
+    if plain_join_pays(ls.count, rs.count, share):
+        return False, math.inf  # one bin: the plain join on the keys
     replicate_right = integral and (spec.how == "left" or rs.count <= ls.count)
     rep, probe = (rs, ls) if replicate_right else (ls, rs)
     return replicate_right, choose_bin_size(rep, probe, integral=integral, window=width,
