@@ -5,7 +5,9 @@ The families describe their join as a :class:`RangeJoin`: two :class:`RangeSide`
 ``[lo, hi]`` of ordinals that can meet the other side: a point when ``hi`` is None) and
 the exact match predicate. :func:`plan_range_join` bins both sides on one grid
 (:mod:`chronojoin._plan.binning`), joins them per level, filters exactly, keeps each pair
-in one bin only, and adds the unmatched left rows for ``how="left"``.
+in one bin only, and adds the unmatched left rows for ``how="left"``. When the keys
+alone leave few candidate pairs (:func:`~chronojoin._plan.binning.plain_join_pays`), the
+automatic grid is a single bin and the plan is the plain join on the keys.
 
 Ordinals are compared as Spark compares them (:func:`join_ordinal`): a float time keeps
 ``+-inf`` and NaN, so the result is the plain SQL join's; the grid bins them at its edges.
@@ -129,6 +131,7 @@ def choose_grid(join: RangeJoin) -> Grid:
     covers every finite double (such a range lies in few bins wherever it is, and at
     an infinity it is a single point). Otherwise it covers the finite values the
     statistics saw, so that a range reaching infinity is copied into their bins only.
+    Without a given size, selective keys give the plain join (an infinite bin size).
     """
     ranges = [s for s in (join.left, join.right) if not s.is_point]
     if join.bin_size is not None and (
