@@ -168,11 +168,17 @@ def level_of(
 
 def max_level_for(span_max: float, bin_size: float) -> int:
     """Return the highest level needed so that a row of span ``span_max`` is not a heavy row."""
+    level = level_for(span_max, bin_size)
+    return max(1, level + 1) if level else 0
+
+
+def level_for(span: float, bin_size: float) -> int:
+    """:func:`level_of` of one span, in Python, before the clamp to the planned levels."""
     limit = HEAVY_SPANS * bin_size
-    if not span_max > limit:
+    if not span > limit:
         return 0
-    levels = (math.log(span_max) - math.log(limit)) / math.log(LEVEL_FACTOR)
-    return max(1, math.ceil(levels) + 1)
+    span = min(span, _LARGEST)
+    return math.ceil((math.log(span) - math.log(limit)) / math.log(LEVEL_FACTOR))
 
 
 def level_sizes(bin_size: float, span_max: float) -> tuple[float, ...]:
@@ -324,19 +330,10 @@ def planned_levels(sizes: tuple[float, ...], stats: list[SideStats]) -> tuple[in
         if side.octaves is None or side.unbounded:
             return tuple(range(top + 1))
         for k in side.octaves:
-            low = _level(math.ldexp(1.0, k), sizes[0], top)
-            high = _level(math.ldexp(1.0, k + 1), sizes[0], top)
+            low = min(level_for(math.ldexp(1.0, k), sizes[0]), top)
+            high = min(level_for(math.ldexp(1.0, k + 1), sizes[0]), top)
             used.update(range(low, high + 1))
     return tuple(sorted(used)) or (0,)
-
-
-def _level(span: float, bin_size: float, top: int) -> int:
-    """:func:`level_of` of one span, in Python (clamped to ``[0, top]``)."""
-    limit = HEAVY_SPANS * bin_size
-    if not span > limit:
-        return 0
-    span = min(span, _LARGEST)
-    return min(max(math.ceil((math.log(span) - math.log(limit)) / math.log(LEVEL_FACTOR)), 0), top)
 
 
 def planned_level(level: Column, planned: tuple[int, ...], top: int) -> Column:

@@ -149,20 +149,20 @@ def same_key_share(
     if not left_keys or left_rows <= 0 or right_rows <= 0:
         return 1.0
     names = [f"__k{i}" for i in range(len(left_keys))]
-
-    def per_key(df: DataFrame, keys: tuple[str, ...], rows: int, salt: int, n: str) -> tuple[
-            DataFrame, float]:
-        fraction = min(1.0, PAIR_SAMPLE_ROWS / rows)
-        sampled = df if fraction >= 1.0 else df.sample(fraction=fraction, seed=seed + salt)
-        cols = [col(k) for k in keys]
-        counts = (sampled.where(not_null(*cols))
-                  .select(*[c.alias(name) for c, name in zip(cols, names, strict=True)])
-                  .groupBy(*names).agg(F.count(F.lit(1)).alias(n)))
-        return counts, fraction
-
-    lcounts, lf = per_key(left, left_keys, left_rows, 0, "__l")
-    rcounts, rf = per_key(right, right_keys, right_rows, 1, "__r")
+    lf, rf = min(1.0, PAIR_SAMPLE_ROWS / left_rows), min(1.0, PAIR_SAMPLE_ROWS / right_rows)
+    lcounts = _sampled_key_counts(left, left_keys, names, lf, seed, "__l")
+    rcounts = _sampled_key_counts(right, right_keys, names, rf, seed + 1, "__r")
     pairs = lcounts.join(rcounts, on=names).agg(
         F.sum(F.col("__l").cast("double") * F.col("__r")).alias("s")).collect()[0]["s"]
     share = float(pairs or 0.0) / (lf * rf) / (float(left_rows) * float(right_rows))
     return min(1.0, max(share, 1.0 / max(left_rows, right_rows)))
+
+
+def _sampled_key_counts(df: DataFrame, keys: tuple[str, ...], names: list[str],
+                        fraction: float, seed: int, count: str) -> DataFrame:
+    """Rows per non-NULL key (renamed to ``names``) of a seeded ``fraction`` sample."""
+    sampled = df if fraction >= 1.0 else df.sample(fraction=fraction, seed=seed)
+    cols = [col(k) for k in keys]
+    return (sampled.where(not_null(*cols))
+            .select(*[c.alias(name) for c, name in zip(cols, names, strict=True)])
+            .groupBy(*names).agg(F.count(F.lit(1)).alias(count)))
