@@ -136,13 +136,16 @@ def test_key_profile_counts_and_largest_keys_in_one_job(spark):
     rows = [("a", 1, t) for t in (5, 9, 2)] + [("b", 2, 7), ("b", 2, 1)] + [("c", 1, 4)]
     rows += [(None, 1, 0)] * 5 + [(f"z{i}", i, i) for i in range(80)]
     df = spark.createDataFrame(rows, "k string, j int, t int")
-    counts, top = key_profile(df, ("k", "j"), df["t"].cast("double"))
+    counts, top, small = key_profile(df, ("k", "j"), df["t"].cast("double"))
     assert counts == key_counts(df, ("k", "j")) == (3, 86)
-    assert len(top) == 64
+    assert len(top) == 64 and small == 0
     assert top[:2] == [(3, (("a", 1), 2.0, 9.0)), (2, (("b", 2), 1.0, 7.0))]
     assert all(n == 1 and s.key[0] is not None for n, s in top[2:])
-    empty_counts, empty_top = key_profile(df.where("t > 100"), ("k",), df["t"])
-    assert (empty_counts, empty_top) == ((0, 0), [])
+    # ``over``: only keys holding more rows are listed; the most of the others apart
+    assert key_profile(df, ("k", "j"), df["t"], over=1) == ((3, 86), top[:2], 1)
+    assert key_profile(df, ("k", "j"), df["t"], over=2) == ((3, 86), top[:1], 2)
+    assert key_profile(df, ("k", "j"), df["t"], over=3) == ((3, 86), [], 3)
+    assert key_profile(df.where("t > 100"), ("k",), df["t"]) == ((0, 0), [], 0)
 
 
 def test_sampled_hot_spans_largest_first_without_null_keys(spark):

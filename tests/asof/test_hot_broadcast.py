@@ -138,9 +138,11 @@ def test_auto_one_broadcast_plan_for_several_tables_with_a_hot_key(spark, caplog
     assert _sorted(out, out.columns) == _sorted(chained, chained.columns)
 
 
+@pytest.mark.parametrize("over", [0, 2])
 @pytest.mark.parametrize("clustered", [False, True])
-def test_split_counts_equal_a_full_count(spark, clustered):
-    """The statistics behind ``hot_broadcast``, against a count of every left row."""
+def test_split_counts_equal_a_full_count(spark, clustered, over):
+    """The statistics behind ``hot_broadcast``, against a count of every left row
+    (the cold keys' largest from the listed keys, or from the small keys' most)."""
     import math
 
     from chronojoin._plan.stats import key_profile
@@ -149,15 +151,15 @@ def test_split_counts_equal_a_full_count(spark, clustered):
 
     left, _, ldf, rdf = _hot_inputs(spark, clustered=clustered)
     spec = _spec(ldf, rdf, strategy="auto", tiebreak="tb")
-    counts, top = key_profile(spec.left, ("k",), _left_time(spec))
-    heavy = heavy_layout(spec, counts, top)
+    profile = key_profile(spec.left, ("k",), _left_time(spec), over=over)
+    heavy = heavy_layout(spec, profile)
     assert heavy is not None and heavy.hot_keys == (("k0",),)
     with pytest.MonkeyPatch.context() as mp:   # keep the counts whether the layout fits or not
         from chronojoin.asof import choose
 
         mp.setattr(choose, "MAX_LEFT_PER_BUCKET", 10**9)
         mp.setattr(choose, "MEAN_LEFT_PER_BUCKET", float("inf"))
-        grid, split = bucketed_hot_layout(spec, list(spec.rights), heavy, counts, top)
+        grid, split = bucketed_hot_layout(spec, list(spec.rights), heavy, profile)
     keyed = [r for r in left if r["k"] is not None]
     cold = {}
     for r in keyed:

@@ -200,6 +200,20 @@ def test_side_stats_octaves_and_planned_levels(spark):
     assert [r["to"] for r in levels.collect()] == [0, 2, 2, 9, 9, 9, 9, 9, 9, 9, 9]
 
 
+def test_side_stats_octaves_at_the_edges_of_their_bits(spark):
+    # spans of 2**-64, just under 1 and 2**63: the first and last bits of both masks
+    edges = [(0.0, 2.0**-64), (0.0, 0.75), (0.0, 2.0**63), (1.0, 1.0)]
+    df = spark.createDataFrame(edges, "lo double, hi double")
+    assert side_stats(df, F.col("lo"), F.col("hi")).octaves == frozenset({-1074, -64, -1, 63})
+    # a span beyond the bits' octaves (2**64 or more, under 2**-64): unknown, every level
+    for far in (2.0**64, 2.0**-70):
+        beyond = spark.createDataFrame([*edges, (0.0, far)], "lo double, hi double")
+        stats = side_stats(beyond, F.col("lo"), F.col("hi"))
+        assert stats.octaves is None
+        sizes = level_sizes(2.0**-70, 2.0**64)
+        assert planned_levels(sizes, [stats]) == tuple(range(len(sizes)))
+
+
 def test_same_key_share_and_the_bin_size_it_gives(spark):
     rng = random.Random(5)
     left = [(rng.choice([1, 1, 1, 2, 3, None]), i) for i in range(600)]

@@ -27,6 +27,7 @@ long arithmetic on the ordinals can overflow.
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import warnings
@@ -64,7 +65,6 @@ MAX_LEVELS = 16
 #: bin numbers are clamped to ``[-BIN_LIMIT, BIN_LIMIT]`` (exact doubles, safe longs)
 BIN_LIMIT = 2.0**62
 _LARGEST = sys.float_info.max
-_TINY = 5e-324  # the smallest positive double
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,8 @@ class SideStats:
     span_max: float
     unbounded: int = 0
     #: ``floor(log2(span))`` of the finite spans (zero spans as the smallest double's),
-    #: or None when unknown: which grid levels hold rows (see :func:`planned_levels`)
+    #: or None when unknown (or a span lay beyond ``2**+-64``): which grid levels hold
+    #: rows (see :func:`planned_levels`)
     octaves: frozenset[int] | None = None
 
 
@@ -288,7 +289,7 @@ def side_stats(df: DataFrame, lo: Column, hi: Column | None = None) -> SideStats
         F.percentile_approx(F.when(bounded, span), [0.5, 0.9], PERCENTILE_ACCURACY).alias("p"),
         F.max(F.when(bounded, span)).alias("span_max"),
         F.count(F.when(~bounded & (lo != hi), 1)).alias("unbounded"),
-        F.collect_set(F.when(bounded, _octave(span))).alias("octaves"),
+        *_octave_aggregates(span, bounded),
     ).first()
     assert row is not None
     count = int(row["n"])
@@ -297,14 +298,52 @@ def side_stats(df: DataFrame, lo: Column, hi: Column | None = None) -> SideStats
     p50, p90 = (0.0, 0.0) if row["p"] is None else (float(v) for v in row["p"])
     return SideStats(
         count, _float_or_none(row["lo_min"]), _float_or_none(row["hi_max"]), p50, p90,
-        float(row["span_max"] or 0.0), int(row["unbounded"]),
-        frozenset(int(v) for v in row["octaves"]),
+        float(row["span_max"] or 0.0), int(row["unbounded"]), _octaves_of(row),
     )
 
 
+#: the octaves :func:`side_stats` records bit by bit: ``[-OCTAVE_BITS, OCTAVE_BITS)``
+#: (every span of integers or microseconds, and doubles from ``2**-64`` to ``2**64``)
+OCTAVE_BITS = 64
+#: the octave :attr:`SideStats.octaves` gives a zero span (the smallest double's)
+ZERO_OCTAVE = -1074
+
+
 def _octave(span: Column) -> Column:
-    """``floor(log2(span))`` of a finite span, a zero span counted as the smallest double."""
-    return F.floor(F.log2(F.greatest(span, F.lit(_TINY)))).cast("int")
+    """``floor(log2(span))`` of a positive finite span."""
+    return F.floor(F.log2(span)).cast("int")
+
+
+def _octave_aggregates(span: Column, bounded: Column) -> list[Column]:
+    """The finite spans' octaves as bits of two longs, in one pass of plain aggregates.
+
+    A set of values (``collect_set``) would make the statistics job a sort-free but
+    object-keeping aggregate that cost a third of its time; two ``bit_or``s, a flag for
+    zero spans and a count of spans outside the bits' octaves cost next to nothing.
+    """
+    positive = bounded & (span > F.lit(0.0))
+    octave = _octave(span)
+    one = F.lit(1).cast("long")
+    shifted = functools.partial(F.call_function, "shiftleft", one)
+    low = positive & (octave >= F.lit(-OCTAVE_BITS)) & (octave < F.lit(0))
+    high = positive & (octave >= F.lit(0)) & (octave < F.lit(OCTAVE_BITS))
+    return [
+        F.bit_or(F.when(low, shifted(octave + F.lit(OCTAVE_BITS)))).alias("oct_low"),
+        F.bit_or(F.when(high, shifted(octave))).alias("oct_high"),
+        F.count(F.when(bounded & (span == F.lit(0.0)), 1)).alias("oct_zero"),
+        F.count(F.when(positive & ~(low | high), 1)).alias("oct_outside"),
+    ]
+
+
+def _octaves_of(row: Any) -> frozenset[int] | None:
+    """Decode :func:`_octave_aggregates` (None when a span lay outside the bits)."""
+    if int(row["oct_outside"]):
+        return None
+    found = {ZERO_OCTAVE} if int(row["oct_zero"]) else set()
+    for base, mask in ((-OCTAVE_BITS, row["oct_low"]), (0, row["oct_high"])):
+        bits = int(mask or 0) & ((1 << OCTAVE_BITS) - 1)  # the sign bit is octave base+63
+        found.update(base + i for i in range(OCTAVE_BITS) if bits >> i & 1)
+    return frozenset(found)
 
 
 def planned_levels(sizes: tuple[float, ...], stats: list[SideStats]) -> tuple[int, ...]:

@@ -25,6 +25,20 @@ class KeyCounts(NamedTuple):
     rows: int
 
 
+class KeyProfile(NamedTuple):
+    """:class:`KeyCounts`, the largest keys with their time ranges, and the rest's most.
+
+    ``top`` lists the :data:`TOP_KEYS` largest keys that hold more than the ``over``
+    rows :func:`key_profile` was given, largest first, each as ``(rows, span)``;
+    ``small_most`` is the most rows a key holding at most ``over`` rows holds (0 when
+    there is none).
+    """
+
+    counts: KeyCounts
+    top: list[tuple[int, HotSpan]]
+    small_most: int
+
+
 #: How many of the largest keys :func:`key_profile` and :func:`sampled_hot_spans` keep:
 #: at most ``1 / share`` keys can each hold more than ``share`` of the rows, so these
 #: cover any share >= 1/64.
@@ -56,7 +70,7 @@ def sampled_hot_spans(
     # The sample's total and largest keys from one global aggregate, as in
     # :func:`key_profile` (a window for the total would move every key's count into one
     # partition): the keys over ``share`` are among the largest.
-    (_, total), top = _largest(counts, len(keys))
+    (_, total), top, _ = _largest(counts, len(keys))
     return [span for n, span in top
             if n >= min_sampled and n > total * share and all(v is not None for v in span.key)]
 
@@ -69,20 +83,26 @@ def _per_key(df: DataFrame, cols: list[Column], time: Column | None) -> DataFram
                                  high.alias("__high"))
 
 
-def _largest(per_key: DataFrame, n_keys: int) -> tuple[KeyCounts, list[tuple[int, HotSpan]]]:
+def _largest(per_key: DataFrame, n_keys: int, over: int = 0) -> KeyProfile:
     """The most and total ``__n`` of ``per_key`` and its :data:`TOP_KEYS` largest keys.
 
-    One global aggregate (``max_by`` with a count keeps the largest keys); largest
-    first, each as ``(rows, span)``.
+    One global aggregate: ``max_by`` with a count keeps the largest keys holding more
+    than ``over`` rows (a key at or under it never enters the ``max_by``'s heap, which
+    costs a third of the job over a million keys of a row each), and a plain ``max``
+    gives the most rows of the others.
     """
-    entry = F.struct(*[F.col(c) for c in per_key.columns[:n_keys]],
-                     F.col("__n"), F.col("__low"), F.col("__high"))
-    row = per_key.agg(F.max("__n").alias("m"), F.sum("__n").alias("n"),
-                      F.max_by(entry, F.col("__n"), TOP_KEYS).alias("top")).collect()[0]
+    n = F.col("__n")
+    entry = F.struct(*[F.col(c) for c in per_key.columns[:n_keys]], n,
+                     F.col("__low"), F.col("__high"))
+    large = n > F.lit(over)
+    row = per_key.agg(F.max(n).alias("m"), F.sum(n).alias("n"),
+                      F.max_by(entry, F.when(large, n), TOP_KEYS).alias("top"),
+                      F.max(F.when(~large, n)).alias("small")).collect()[0]
     top = sorted(row["top"] or [], key=lambda r: -int(r[n_keys]))
     spans = [(int(r[n_keys]), HotSpan(tuple(r[:n_keys]), r[n_keys + 1], r[n_keys + 2]))
              for r in top]
-    return KeyCounts(int(row["m"] or 0), int(row["n"] or 0)), spans
+    counts = KeyCounts(int(row["m"] or 0), int(row["n"] or 0))
+    return KeyProfile(counts, spans, int(row["small"] or 0))
 
 
 def key_counts(df: DataFrame, keys: tuple[str, ...]) -> KeyCounts:
@@ -97,18 +117,18 @@ def key_counts(df: DataFrame, keys: tuple[str, ...]) -> KeyCounts:
     return KeyCounts(int(row["m"] or 0), int(row["n"] or 0))
 
 
-def key_profile(df: DataFrame, keys: tuple[str, ...],
-                time: Column) -> tuple[KeyCounts, list[tuple[int, HotSpan]]]:
-    """:func:`key_counts` and the :data:`TOP_KEYS` largest keys with their time ranges.
+def key_profile(df: DataFrame, keys: tuple[str, ...], time: Column, *,
+                over: int = 0) -> KeyProfile:
+    """:func:`key_counts` and the largest keys with their time ranges (a :class:`KeyProfile`).
 
     The same one job as :func:`key_counts` (key and time columns only): the per-key
     counts also keep each key's smallest and greatest ``time``, and the global
-    aggregate keeps the largest keys (``max_by`` with a count), so finding the keys that
-    hold a share of the rows costs no second pass. Largest first, each as ``(rows,
-    span)``.
+    aggregate keeps the :data:`TOP_KEYS` largest keys holding more than ``over`` rows
+    (``max_by`` with a count), so finding the keys that hold a share of the rows costs
+    no second pass.
     """
     cols = [col(k) for k in keys]
-    return _largest(_per_key(df.where(not_null(*cols)), cols, time), len(keys))
+    return _largest(_per_key(df.where(not_null(*cols)), cols, time), len(keys), over)
 
 
 def hot_bucket_counts(df: DataFrame, keys: tuple[str, ...], hot: Column,

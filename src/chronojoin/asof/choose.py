@@ -46,8 +46,8 @@ from typing import NamedTuple
 from pyspark.sql import Column
 
 from chronojoin._plan.stats import (
-    HotSpan,
     KeyCounts,
+    KeyProfile,
     hot_bucket_counts,
     key_counts,
     key_profile,
@@ -97,7 +97,8 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
         return "union", None, "no equality key: time-bucketed union with carry-over"
     if spec.buckets is not None:
         return "union", None, f"buckets={spec.buckets} requested: union with carry-over"
-    counts, top = key_profile(spec.left, right.keys.left, _left_time(spec))
+    profile = key_profile(spec.left, right.keys.left, _left_time(spec), over=MAX_LEFT_PER_KEY)
+    counts = profile.counts
     if _broadcastable(spec, counts):
         if not bucketed_by_keys(right):
             return "broadcast", None, _broadcast_reason(counts)
@@ -106,8 +107,8 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
         return "exploding", None, (f"at most {counts.most} left row(s) per key and a right "
                                    "table read bucket by bucket: sort-merge join within the "
                                    "buckets, best pair per left row")
-    heavy = heavy_layout(spec, counts, top)
-    chosen = None if heavy is None else bucketed_hot_layout(spec, [right], heavy, counts, top)
+    heavy = heavy_layout(spec, profile)
+    chosen = None if heavy is None else bucketed_hot_layout(spec, [right], heavy, profile)
     if chosen is not None:
         return "hot_broadcast", chosen[0], _hot_reason(*chosen)
     layout = hot_layout(spec, [right])
@@ -130,26 +131,28 @@ def choose_many(spec: AsofSpec) -> tuple[str, Layout | None, str]:
     """Return ``(strategy, layout, reason)`` for one plan joining every right table."""
     rights = list(spec.rights)
     if rights[0].keys and spec.buckets is None:
-        counts, top = key_profile(spec.left, rights[0].keys.left, _left_time(spec))
-        if _broadcastable(spec, counts) and not any(bucketed_by_keys(r) for r in rights):
-            return "broadcast", None, _broadcast_reason(counts)
-        heavy = heavy_layout(spec, counts, top)
-        chosen = None if heavy is None else bucketed_hot_layout(spec, rights, heavy, counts, top)
+        profile = key_profile(spec.left, rights[0].keys.left, _left_time(spec),
+                              over=MAX_LEFT_PER_KEY)
+        if _broadcastable(spec, profile.counts) and not any(bucketed_by_keys(r) for r in rights):
+            return "broadcast", None, _broadcast_reason(profile.counts)
+        heavy = heavy_layout(spec, profile)
+        chosen = None if heavy is None else bucketed_hot_layout(spec, rights, heavy, profile)
         if chosen is not None:
             return "hot_broadcast", chosen[0], _hot_reason(*chosen)
     layout = hot_layout(spec, rights)
     return "union", layout, "one union, one shuffle and one sort of every table"
 
 
-def heavy_layout(spec: AsofSpec, counts: KeyCounts,
-                 top: list[tuple[int, HotSpan]]) -> Layout | None:
+def heavy_layout(spec: AsofSpec, profile: KeyProfile) -> Layout | None:
     """The keys holding over :data:`HOT_SHARE` of the left rows, and their left times.
 
     They are what rules ``broadcast`` out when every other key has a left row or two
     (each of their right rows would meet all their left rows); ``None`` when no key
-    holds that many. ``top`` is the largest keys with their left time ranges, from the
-    job that gave ``counts`` (:func:`~chronojoin._plan.stats.key_profile`).
+    holds that many. ``profile`` is the left keys' counts and largest keys with their
+    time ranges (:func:`~chronojoin._plan.stats.key_profile` with ``over`` at most
+    :data:`MAX_LEFT_PER_KEY`).
     """
+    counts, top = profile.counts, profile.top
     threshold = max(MAX_LEFT_PER_KEY, int(HOT_SHARE * counts.rows))
     if counts.most <= threshold or not _broadcasts_on(spec):
         return None
@@ -167,29 +170,30 @@ def _left_time(spec: AsofSpec) -> Column:
 
 
 def bucketed_hot_layout(
-    spec: AsofSpec, rights: list[RightSpec], layout: Layout, counts: KeyCounts,
-    top: list[tuple[int, HotSpan]],
+    spec: AsofSpec, rights: list[RightSpec], layout: Layout, profile: KeyProfile,
 ) -> tuple[Layout, SplitCounts] | None:
     """The layout of ``hot_broadcast`` for ``layout``'s hot keys, if it pays.
 
     As many equal-width buckets over the hot keys' time span as the largest key has
     left rows (about one per bucket when its times spread), as long as the broadcast
-    stays under :data:`MAX_BROADCAST_ROWS`. The cold keys' counts come from ``top``
-    (the largest keys, from the job that gave ``counts``: the hot keys were found
-    among them, so the largest of the others is the largest cold key); one job counts the
-    left rows of every hot bucket, over the hot keys' rows only. The layout (with those
-    counts) is returned when the cold keys pass the ``broadcast`` rule and a hot bucket
-    holds about :data:`MEAN_LEFT_PER_BUCKET` left rows (at most
+    stays under :data:`MAX_BROADCAST_ROWS`. The cold keys' counts come from
+    ``profile`` (its largest keys: the hot keys were found among them, so the largest
+    of the others, or else the most of the small keys, is the largest cold key); one
+    job counts the left rows of every hot bucket, over the hot keys' rows only. The
+    layout (with those counts) is returned when the cold keys pass the ``broadcast``
+    rule and a hot bucket holds about :data:`MEAN_LEFT_PER_BUCKET` left rows (at most
     :data:`MAX_LEFT_PER_BUCKET`), else ``None`` (without the job when the cold keys
     fail, the broadcast cannot fit or a right table is read bucket by bucket).
     """
     hot_keys = layout.hot_keys or ()
+    counts, top = profile.counts, profile.top
     room = (MAX_BROADCAST_ROWS - counts.rows) // max(1, len(hot_keys))
     grid = Layout(buckets=max(1, min(counts.most, room)), hot_keys=hot_keys, span=layout.span)
     buckets = hot_buckets(grid)
     if buckets is None or room < 1 or any(bucketed_by_keys(r) for r in rights):
         return None
-    cold_most = max((rows for rows, span in top if span.key not in hot_keys), default=0)
+    cold_most = max((rows for rows, span in top if span.key not in hot_keys),
+                    default=profile.small_most)
     cold_rows = counts.rows - sum(rows for rows, span in top if span.key in hot_keys)
     if cold_most > MAX_LEFT_PER_KEY:
         return None
