@@ -87,9 +87,9 @@ def _largest(per_key: DataFrame, n_keys: int, over: int = 0) -> KeyProfile:
     """The most and total ``__n`` of ``per_key`` and its :data:`TOP_KEYS` largest keys.
 
     One global aggregate: ``max_by`` with a count keeps the largest keys holding more
-    than ``over`` rows (a key at or under it never enters the ``max_by``'s heap, which
-    costs a third of the job over a million keys of a row each), and a plain ``max``
-    gives the most rows of the others.
+    than ``over`` rows (a key at or under it never enters the ``max_by``'s heap: about
+    0.4 s of a 2 s job over a million keys of a row each), and a plain ``max`` gives
+    the most rows of the others.
     """
     n = F.col("__n")
     entry = F.struct(*[F.col(c) for c in per_key.columns[:n_keys]], n,
