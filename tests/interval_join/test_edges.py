@@ -23,7 +23,7 @@ from chronojoin._plan.binning import (
     planned_levels,
     side_stats,
 )
-from chronojoin._plan.stats import same_key_share
+from chronojoin._plan.stats import broadcast_threshold, estimated_bytes, same_key_share
 from tests.band.helpers import sql_reference
 from tests.oracles.band import overlap_condition, point_in_condition, spark_batch
 
@@ -255,3 +255,55 @@ def test_selective_keys_give_the_plain_join(spark, capsys):
     # without the keys every pair shares the (empty) key: 750 pairs per row, a grid
     cj.interval_join(p, i, left_start="t", right_start="s", right_end="e").explain()
     assert "_cj_bin" in capsys.readouterr().out
+
+
+def test_a_broadcast_interval_side_gets_a_grid_from_fewer_pairs(spark, capsys):
+    # 3,000 points and 1,000 intervals on 20 keys: about 37 same-key pairs per row,
+    # between BROADCAST_PAIRS_PER_ROW and PLAIN_PAIRS_PER_ROW. Built from spark.range,
+    # whose size Spark knows (the broadcast decision reads Spark's estimate).
+    def hashed(seed, mod):
+        return F.abs(F.xxhash64("id", F.lit(seed))) % F.lit(mod)
+
+    p = spark.range(3000).select("id", hashed(1, 20).alias("k"), hashed(2, 10**6).alias("t"))
+    i = spark.range(1000).select((F.col("id") + 10**6).alias("id"), hashed(3, 20).alias("k"),
+                                 hashed(4, 10**6).alias("s"), hashed(5, 10**3).alias("n"))
+    i = i.select("id", "k", "s", (F.col("s") + F.col("n")).alias("e"))
+    conf = "spark.sql.autoBroadcastJoinThreshold"
+    before = spark.conf.get(conf)
+    frames, plans = {}, {}
+    try:
+        for threshold in ("10MB", "-1"):
+            spark.conf.set(conf, threshold)
+            for how in ("inner", "left"):
+                frame = cj.interval_join(p, i, left_start="t", right_start="s", right_end="e",
+                                         by="k", how=how)
+                frame.explain()
+                plans[threshold, how] = capsys.readouterr().out
+                frames[threshold, how] = frame
+    finally:
+        spark.conf.set(conf, before)
+    for how in ("inner", "left"):
+        assert "_cj_bin" in plans["10MB", how]  # the small intervals are broadcast: a grid
+        assert "_cj_bin" not in plans["-1", how]  # no broadcast: the plain join pays
+    cond = "l.k = r.k AND " + point_in_condition("l.t", "r.s", "r.e", "both")
+    refs = {("ref", h): sql_reference(p, i, cond, how=h) for h in ("inner", "left")}
+    got = spark_batch({**frames, **refs})
+    for threshold, how in frames:
+        assert got[threshold, how] == got["ref", how]
+
+
+def test_broadcast_threshold_and_size_estimate(spark):
+    conf = "spark.sql.autoBroadcastJoinThreshold"
+    before = spark.conf.get(conf)
+    df = spark.range(1000)
+    try:
+        for value, expected in (("10MB", 10 * 2**20), ("10485760b", 10 * 2**20),
+                                ("2g", 2 * 2**30), ("512", 512), ("-1", None)):
+            spark.conf.set(conf, value)
+            assert broadcast_threshold(df) == expected, value
+    finally:
+        spark.conf.set(conf, before)
+    # 1,000 longs as Spark estimates a range, printed rounded ("7.8 KiB")
+    assert estimated_bytes(df) == pytest.approx(8000, rel=0.01)
+    # a cross join: the product of the sizes, printed in MiB
+    assert estimated_bytes(df.crossJoin(df)) == pytest.approx(8000.0**2, rel=0.01)

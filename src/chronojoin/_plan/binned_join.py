@@ -26,7 +26,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from chronojoin._plan import binning as B
-from chronojoin._plan.stats import same_key_share
+from chronojoin._plan.stats import broadcast_threshold, estimated_bytes, same_key_share
 from chronojoin._typing import How
 from chronojoin._validate.columns import col, has_map
 from chronojoin._validate.timetypes import TimeKind, ordinal
@@ -145,13 +145,35 @@ def choose_grid(join: RangeJoin) -> Grid:
         left, right = stats[id(join.left)], stats[id(join.right)]
         share = same_key_share(join.left.df, join.left.keys, left.count,
                                join.right.df, join.right.keys, right.count)
-        if B.plain_join_pays(left.count, right.count, share):
+        if B.plain_join_pays(left.count, right.count, share, lambda: copies_broadcast(join)):
             return Grid((math.inf,))
         size = _auto_size(join, stats, share)
     extent = B.extent_of(list(stats.values()))
     span_max = max((B.longest_span(stats[id(s)], extent) for s in ranges), default=0.0)
     sizes = B.level_sizes(size, span_max)
     return Grid(sizes, extent, B.planned_levels(sizes, [stats[id(s)] for s in ranges]))
+
+
+def copies_broadcast(join: RangeJoin) -> bool:
+    """Whether Spark would broadcast a side that a grid copies into its bins (a range side)."""
+    return any(broadcasts(side.df, right=side is join.right, how=join.how)
+               for side in (join.left, join.right) if not side.is_point)
+
+
+def broadcasts(df: DataFrame, *, right: bool, how: str) -> bool:
+    """Whether Spark would broadcast ``df`` as the left or right side of a ``how`` join.
+
+    Spark's own size estimate of ``df`` (no job) under the session's broadcast
+    threshold, on a side that ``how`` lets Spark broadcast: either side of an inner
+    join, the right side of a left join.
+    """
+    if how != "inner" and not right:
+        return False
+    threshold = broadcast_threshold(df)
+    if threshold is None:
+        return False
+    size = estimated_bytes(df)
+    return size is not None and size <= threshold
 
 
 def _stats(side: RangeSide) -> B.SideStats:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import re
+from contextlib import redirect_stdout
 from typing import NamedTuple
 
 from pyspark.sql import Column, DataFrame
@@ -186,3 +189,41 @@ def _sampled_key_counts(df: DataFrame, keys: tuple[str, ...], names: list[str],
     return (sampled.where(not_null(*cols))
             .select(*[c.alias(name) for c, name in zip(cols, names, strict=True)])
             .groupBy(*names).agg(F.count(F.lit(1)).alias(count)))
+
+
+#: ``Statistics(sizeInBytes=2.3 MiB, ...)`` in the text of ``explain(mode="cost")``
+_SIZE_IN_BYTES = re.compile(r"sizeInBytes=([0-9.]+(?:E[+-]?[0-9]+)?)\s*([KMGTPE]i)?B")
+_BINARY_UNITS = {None: 0, "Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
+#: the suffixes of Spark's byte sizes in settings (``10MB``, ``10m``, ``10485760b``)
+_SIZE_SUFFIXES = {"": 0, "b": 0, "k": 1, "kb": 1, "m": 2, "mb": 2, "g": 3, "gb": 3,
+                  "t": 4, "tb": 4, "p": 5, "pb": 5}
+
+
+def estimated_bytes(df: DataFrame) -> float | None:
+    """Spark's own size estimate of ``df``'s optimized plan (no job), None if unreadable.
+
+    The estimate Spark's planner compares with ``spark.sql.autoBroadcastJoinThreshold``
+    when it decides to broadcast a join side, read from the text of
+    ``explain(mode="cost")`` (printed alike by classic and Spark Connect sessions).
+    """
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        df.explain(mode="cost")
+    text = buffer.getvalue()
+    optimized = text.split("== Optimized Logical Plan ==", 1)[-1]
+    found = _SIZE_IN_BYTES.search(optimized)
+    if found is None:
+        return None
+    return float(found.group(1)) * 1024.0 ** _BINARY_UNITS[found.group(2)]
+
+
+def broadcast_threshold(df: DataFrame) -> int | None:
+    """The session's ``spark.sql.autoBroadcastJoinThreshold`` in bytes (None: off)."""
+    value = df.sparkSession.conf.get("spark.sql.autoBroadcastJoinThreshold", "10MB")
+    found = re.fullmatch(r"\s*(-?[0-9]+)\s*([a-zA-Z]*)\s*", str(value or "10MB"))
+    if found is None or found.group(2).lower() not in _SIZE_SUFFIXES:
+        return None
+    number = int(found.group(1))
+    if number < 0:
+        return None
+    return number * 1024 ** _SIZE_SUFFIXES[found.group(2).lower()]

@@ -103,9 +103,11 @@ def _choose_side(
     ls = side_stats(left[0], F.col(_T))
     rs = side_stats(right[0], F.col(_R))
     share = same_key_share(*left, ls.count, *right, rs.count)
-    if plain_join_pays(ls.count, rs.count, share):
-        return False, math.inf  # one bin: the plain join on the keys
     replicate_right = integral and (spec.how == "left" or rs.count <= ls.count)
+    copied = right[0] if replicate_right else left[0]
+    if plain_join_pays(ls.count, rs.count, share,
+                       lambda: J.broadcasts(copied, right=replicate_right, how=spec.how)):
+        return False, math.inf  # one bin: the plain join on the keys
     rep, probe = (rs, ls) if replicate_right else (ls, rs)
     return replicate_right, choose_bin_size(rep, probe, integral=integral, window=width,
                                             key_share=share)
