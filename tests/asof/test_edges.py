@@ -7,10 +7,13 @@ are written out so that an equal infinite time is at distance 0.
 from __future__ import annotations
 
 import decimal
+import functools
 import itertools
 import random
 
 import pytest
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 
 import chronojoin as cj
 from chronojoin.errors import InvalidArgumentError, TimeTypeError
@@ -51,10 +54,22 @@ def _reference(left, right, *, direction, exact, tolerance, keyed=True):
 
 
 def _run(spark, left, right, time_type, strategy, keyed=True, **kw):
+    return _run_many(spark, left, right, time_type, strategy, [kw], keyed=keyed)[0]
+
+
+def _run_many(spark, left, right, time_type, strategy, options, keyed=True):
+    """``(lid, v)`` of one join per dict of ``options``, all computed by one job (a union)."""
     ldf = spark.createDataFrame(left, f"lid int, k int, t {time_type}")
     rdf = spark.createDataFrame(right, f"k int, t {time_type}, v string")
-    out = cj.asof_join(ldf, rdf, on="t", by="k" if keyed else None, strategy=strategy, **kw)
-    return {(r["lid"], r["v"]) for r in out.collect()}
+    joins = [
+        cj.asof_join(ldf, rdf, on="t", by="k" if keyed else None, strategy=strategy, **kw)
+        .select(F.lit(n).alias("case"), "lid", "v")
+        for n, kw in enumerate(options)
+    ]
+    out: list[set] = [set() for _ in options]
+    for r in functools.reduce(DataFrame.unionByName, joins).collect():
+        out[r["case"]].add((r["lid"], r["v"]))
+    return out
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -63,22 +78,22 @@ def test_infinite_times_match_as_equal_times(spark, strategy):
     left = [(1, 1, INF), (2, 1, -INF), (3, 1, 2.0), (4, 2, INF), (5, 2, 7.0)]
     right = [(1, INF, "pinf"), (1, -INF, "ninf"), (1, 0.0, "zero"), (1, 5.0, "five"),
              (2, -INF, "ninf2"), (2, 100.0, "hundred")]
-    for direction, exact, tol in itertools.product(
-            ["backward", "forward", "nearest"], [True, False], [None, 1.0]):
-        kw = {"direction": direction, "allow_exact_matches": exact, "tolerance": tol}
-        got = _run(spark, left, right, "double", strategy, **kw)
-        assert got == _reference(left, right, direction=direction, exact=exact,
-                                 tolerance=tol), kw
+    options = [{"direction": d, "allow_exact_matches": e, "tolerance": t} for d, e, t in
+               itertools.product(["backward", "forward", "nearest"], [True, False], [None, 1.0])]
+    for kw, got in zip(options, _run_many(spark, left, right, "double", strategy, options)):
+        assert got == _reference(left, right, direction=kw["direction"],
+                                 exact=kw["allow_exact_matches"], tolerance=kw["tolerance"]), kw
 
 
 @pytest.mark.parametrize("strategy", ["union", "sort_merge", "exploding", "auto"])
 def test_infinite_times_without_keys(spark, strategy):
     left = [(1, 0, INF), (2, 0, -INF), (3, 0, 3.0)]
     right = [(0, INF, "pinf"), (0, -INF, "ninf"), (0, 1.0, "one"), (0, 4.0, "four")]
-    for direction in ["backward", "forward", "nearest"]:
-        got = _run(spark, left, right, "double", strategy, keyed=False, direction=direction)
-        assert got == _reference(left, right, direction=direction, exact=True,
-                                 tolerance=None, keyed=False), direction
+    options = [{"direction": d} for d in ["backward", "forward", "nearest"]]
+    results = _run_many(spark, left, right, "double", strategy, options, keyed=False)
+    for kw, got in zip(options, results):
+        assert got == _reference(left, right, direction=kw["direction"], exact=True,
+                                 tolerance=None, keyed=False), kw
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -90,12 +105,12 @@ def test_times_at_the_limits_of_long(spark, strategy):
     left = [(i, rng.randrange(2), rng.choice(edge)) for i in range(30)]
     right = [(rng.randrange(2), t, f"r{i}") for i, t in enumerate(edge)]
     right += [(1 - k, t, f"s{i}") for i, (k, t, _) in enumerate(right)]
-    for direction, exact, tol in itertools.product(
-            ["backward", "forward", "nearest"], [True, False], [None, 10, LONG_MAX]):
-        kw = {"direction": direction, "allow_exact_matches": exact, "tolerance": tol}
-        got = _run(spark, left, right, "bigint", strategy, **kw)
-        assert got == _reference(left, right, direction=direction, exact=exact,
-                                 tolerance=tol), kw
+    options = [{"direction": d, "allow_exact_matches": e, "tolerance": t} for d, e, t in
+               itertools.product(["backward", "forward", "nearest"], [True, False],
+                                 [None, 10, LONG_MAX])]
+    for kw, got in zip(options, _run_many(spark, left, right, "bigint", strategy, options)):
+        assert got == _reference(left, right, direction=kw["direction"],
+                                 exact=kw["allow_exact_matches"], tolerance=kw["tolerance"]), kw
 
 
 def test_nearest_across_the_whole_long_range(spark):

@@ -124,6 +124,7 @@ def test_bench_variants_go_to_the_families_that_have_them():
 
 
 @pytest.mark.slow
+@pytest.mark.processes
 def test_bench_quick_end_to_end(tmp_path):
     results, report = tmp_path / "results", tmp_path / "report"
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}

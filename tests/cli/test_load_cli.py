@@ -88,14 +88,19 @@ def test_check_names_an_unreadable_data_file_in_one_line(batch, tmp_path, capsys
 
 
 @pytest.mark.slow
+@pytest.mark.processes
 def test_a_table_name_says_where_the_new_metastore_table_goes(batch, tmp_path):
     """A name (no '/') is a metastore table: its first load says where it will live."""
     import os
     import subprocess
     import sys
 
+    from tests.servers import TEST_SESSION_CONF
+
+    # the tests' settings: a short-lived JVM without code generation starts its work sooner
+    confs = [arg for k, v in TEST_SESSION_CONF.items() for arg in ("--conf", f"{k}={v}")]
     cmd = [sys.executable, "-c", "from chronojoin.cli.main import run; run()", "load", batch,
-           "--table", "clicks", "--keys", "user_id,click_id", "--master", "local[2]"]
+           "--table", "clicks", "--keys", "user_id,click_id", "--master", "local[2]", *confs]
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
     first, again = (subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=env,
                                    timeout=300, check=False) for _ in range(2))

@@ -21,10 +21,15 @@ def main() -> None:
 
     table, batch_path = sys.argv[1], sys.argv[2]
     die_after = int(sys.argv[3]) if len(sys.argv) > 3 else -1
+    from tests.servers import TEST_SESSION_CONF
+
+    # the tests' settings (no code generation: a short-lived JVM would spend its time
+    # compiling each query's classes), a JVM that starts fast
+    builder = SparkSession.builder.master("local[1]").appName("chronojoin-crash-worker")
+    for key, value in TEST_SESSION_CONF.items():
+        builder = builder.config(key, value)
     spark = (
-        SparkSession.builder.master("local[1]").appName("chronojoin-crash-worker")
-        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2").config("spark.sql.session.timeZone", "UTC")
+        builder.config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
         .getOrCreate()
     )

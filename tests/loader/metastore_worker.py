@@ -23,10 +23,14 @@ def main() -> None:
     from pyspark.sql import SparkSession
 
     tmp = sys.argv[1]
+    from tests.servers import TEST_SESSION_CONF
+
+    builder = SparkSession.builder.master("local[1]").appName("chronojoin-metastore")
+    for key, value in TEST_SESSION_CONF.items():  # no code generation: a short-lived JVM
+        builder = builder.config(key, value)
     spark = (
-        SparkSession.builder.master("local[1]").appName("chronojoin-metastore")
-        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2").config("spark.sql.session.timeZone", "UTC")
+        builder.config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
         .config("spark.sql.warehouse.dir", os.path.join(tmp, "warehouse"))
         .config("spark.hadoop.javax.jdo.option.ConnectionURL",
                 f"jdbc:derby:;databaseName={os.path.join(tmp, 'metastore_db')};create=true")

@@ -144,6 +144,7 @@ class Chain:
 
 
 @pytest.mark.slow
+@pytest.mark.processes
 def test_sigkill_at_random_moments_then_rerun(spark, tmp_path, record_property):
     chains = [Chain(spark, str(tmp_path), f"t{c}", SEED + c) for c in range(2)]
     spark_lock = threading.Lock()

@@ -16,7 +16,7 @@ import pytest
 WORKER = os.path.join(os.path.dirname(__file__), "metastore_worker.py")
 
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
 
 @pytest.fixture(scope="module")
