@@ -425,8 +425,8 @@ def choose_bin_size(
 
     With ``W`` the median span of the replicated side (``window`` when all windows have
     the same length) and ``d`` the density of the other side's rows of the same key
-    (rows per ordinal unit, times ``key_share``: the share of row pairs with equal keys,
-    1 without keys), a replicated row costs about ``W / B + 1`` copies and
+    (rows per ordinal unit of that side's own extent, times ``key_share``: the share of
+    row pairs with equal keys, 1 without keys), a replicated row costs about ``W / B + 1`` copies and
     ``d * (W + B)`` candidate pairs; the sum is smallest at ``B = sqrt(COPY_COST * W /
     d)``. Selective keys thus give wide bins, down to one bin for the data's whole range
     (a plain join on the keys). The size is kept large enough that the 90th percentile
@@ -442,7 +442,10 @@ def choose_bin_size(
     """
     width = min(replicated.span_p50 if window is None else abs(window), _LARGEST)
     wide = min(replicated.span_p90 if window is None else abs(window), _LARGEST)
-    extent = extent_of([replicated, probe])
+    # the other side's rows per unit of *its own* extent: a few ranges reaching far
+    # (intervals that never end) do not thin out the rows they are compared with
+    own = probe.lo_min is not None and probe.hi_max is not None
+    extent = extent_of([probe] if own else [replicated, probe])
     length = min(extent.hi - extent.lo, _LARGEST)  # finite bounds, finite length
     if not length > 0:
         length = max(width, 1.0)
