@@ -307,3 +307,15 @@ def test_broadcast_threshold_and_size_estimate(spark):
     assert estimated_bytes(df) == pytest.approx(8000, rel=0.01)
     # a cross join: the product of the sizes, printed in MiB
     assert estimated_bytes(df.crossJoin(df)) == pytest.approx(8000.0**2, rel=0.01)
+
+
+def test_far_reaching_intervals_do_not_thin_out_the_points():
+    """The points' density is over their own extent: an interval ending in 9999 (micros)
+    among short ones leaves the automatic bin size as it is."""
+    month = 30 * 86_400e6
+    points = SideStats(1_000_000, 0.0, month, 0.0, 0.0, 0.0)
+    short = SideStats(100_000, 0.0, month, 1_800e6, 3_240e6, 7_200e6)
+    forever = dataclasses.replace(short, hi_max=2.5e17, span_max=2.5e17)
+    sizes = [choose_bin_size(rep, points, integral=True, key_share=0.001)
+             for rep in (short, forever)]
+    assert sizes[0] == sizes[1] <= 2.0**34  # hours, not years (2**34 micros: 4.8 hours)

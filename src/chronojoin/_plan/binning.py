@@ -426,12 +426,12 @@ def choose_bin_size(
     With ``W`` the median span of the replicated side (``window`` when all windows have
     the same length) and ``d`` the density of the other side's rows of the same key
     (rows per ordinal unit of that side's own extent, times ``key_share``: the share of
-    row pairs with equal keys, 1 without keys), a replicated row costs about ``W / B + 1`` copies and
-    ``d * (W + B)`` candidate pairs; the sum is smallest at ``B = sqrt(COPY_COST * W /
-    d)``. Selective keys thus give wide bins, down to one bin for the data's whole range
-    (a plain join on the keys). The size is kept large enough that the 90th percentile
-    span fits into ``MAX_COPIES`` bins, and rounded to a power of two (at least 1 for
-    integer and temporal ordinals).
+    row pairs with equal keys, 1 without keys), a replicated row costs about ``W / B +
+    1`` copies and ``d * (W + B)`` candidate pairs; the sum is smallest at ``B =
+    sqrt(COPY_COST * W / d)``. Selective keys thus give wide bins, down to one bin for
+    the data's whole range (a plain join on the keys). The size is kept large enough
+    that the 90th percentile span fits into ``MAX_COPIES`` bins, and rounded to a power
+    of two (at least 1 for integer and temporal ordinals).
 
     Examples
     --------
