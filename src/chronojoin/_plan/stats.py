@@ -1,4 +1,8 @@
-"""Cheap statistics for strategy choice (one small job each, key columns only)."""
+"""Cheap statistics for strategy choice (one small job each, key columns only).
+
+And two readings that run no job: Spark's own size estimate of a plan and the
+session's broadcast threshold.
+"""
 
 from __future__ import annotations
 
@@ -218,7 +222,11 @@ def estimated_bytes(df: DataFrame) -> float | None:
 
 
 def broadcast_threshold(df: DataFrame) -> int | None:
-    """The session's ``spark.sql.autoBroadcastJoinThreshold`` in bytes (None: off)."""
+    """The session's ``spark.sql.autoBroadcastJoinThreshold`` in bytes.
+
+    None when broadcasts are off (a negative value) or the value cannot be read; a
+    caller then plans as if nothing were broadcast.
+    """
     value = df.sparkSession.conf.get("spark.sql.autoBroadcastJoinThreshold", "10MB")
     found = re.fullmatch(r"\s*(-?[0-9]+)\s*([a-zA-Z]*)\s*", str(value or "10MB"))
     if found is None or found.group(2).lower() not in _SIZE_SUFFIXES:
