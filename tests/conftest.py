@@ -53,10 +53,11 @@ APART = ("processes", "connect", "cluster")
 def pytest_collection_modifyitems(config, items):
     """Two groups for ``pytest -n 2 --dist loadgroup`` (pytest-xdist), as CI runs them.
 
-    The tests whose work runs in child processes (a Connect server, a standalone
-    cluster, killed loader workers, command-line and packaging runs) go to one worker;
-    every other test goes to the other, which keeps one warm local session for them
-    all. The two use the machine's two cores side by side.
+    The tests whose Spark work runs in child processes (a Connect server, a standalone
+    cluster, killed loader workers, the metastore worker, the ``load`` and ``bench``
+    commands) go to one worker; every other test goes to the other, which keeps one
+    warm local session for them all (the wheel, mypy and mkdocs runs too, which
+    balances the two). The two use the machine's two cores side by side.
     """
     for item in items:
         apart = any(item.get_closest_marker(name) for name in APART)

@@ -130,7 +130,6 @@ def test_load_report_has_api_md_fields():
 
 
 @pytest.mark.slow
-@pytest.mark.processes
 def test_mypy_strict_on_public_modules():
     run = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-error-summary", *PUBLIC_MODULES],

@@ -52,7 +52,6 @@ def test_benchmark_page_copies_figures(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.processes
 def test_mkdocs_build_strict(tmp_path):
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     run = subprocess.run(

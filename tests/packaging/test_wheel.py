@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = [pytest.mark.slow, pytest.mark.processes]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
