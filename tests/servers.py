@@ -32,6 +32,18 @@ TEST_SESSION_CONF = {
 }
 
 
+def short_lived_builder(app_name: str):  # type: ignore[no-untyped-def]
+    """A ``local[1]`` session builder for a child process: the tests' settings (no code
+    generation, which a short-lived JVM would spend its time on) and a fast-starting JVM."""
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master("local[1]").appName(app_name)
+    for key, value in TEST_SESSION_CONF.items():
+        builder = builder.config(key, value)
+    return (builder.config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1"))
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as s:

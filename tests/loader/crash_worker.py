@@ -17,22 +17,12 @@ os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 
 def main() -> None:
-    from pyspark.sql import SparkSession
 
     table, batch_path = sys.argv[1], sys.argv[2]
     die_after = int(sys.argv[3]) if len(sys.argv) > 3 else -1
-    from tests.servers import TEST_SESSION_CONF
+    from tests.servers import short_lived_builder
 
-    # the tests' settings (no code generation: a short-lived JVM would spend its time
-    # compiling each query's classes), a JVM that starts fast
-    builder = SparkSession.builder.master("local[1]").appName("chronojoin-crash-worker")
-    for key, value in TEST_SESSION_CONF.items():
-        builder = builder.config(key, value)
-    spark = (
-        builder.config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
-        .getOrCreate()
-    )
+    spark = short_lived_builder("chronojoin-crash-worker").getOrCreate()
     spark.sparkContext.setLogLevel("OFF")
     from chronojoin import IncrementalLoader
     from chronojoin.loader import commit

@@ -20,17 +20,12 @@ D1, D2 = dt.date(2024, 1, 1), dt.date(2024, 1, 2)
 
 
 def main() -> None:
-    from pyspark.sql import SparkSession
 
     tmp = sys.argv[1]
-    from tests.servers import TEST_SESSION_CONF
+    from tests.servers import short_lived_builder
 
-    builder = SparkSession.builder.master("local[1]").appName("chronojoin-metastore")
-    for key, value in TEST_SESSION_CONF.items():  # no code generation: a short-lived JVM
-        builder = builder.config(key, value)
     spark = (
-        builder.config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
+        short_lived_builder("chronojoin-metastore")
         .config("spark.sql.warehouse.dir", os.path.join(tmp, "warehouse"))
         .config("spark.hadoop.javax.jdo.option.ConnectionURL",
                 f"jdbc:derby:;databaseName={os.path.join(tmp, 'metastore_db')};create=true")
