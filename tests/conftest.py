@@ -48,20 +48,30 @@ def _build_session():
 
 #: markers of the tests whose work runs in child processes of their own
 APART = ("processes", "connect", "cluster")
+#: the longest of those, longest first (several minutes each on two cores)
+LONGEST = ("tests/loader/test_crash.py", "tests/connect/", "tests/cluster/")
+
+
+def _start_rank(item) -> int:
+    path = item.nodeid.split("::", 1)[0]
+    for rank, prefix in enumerate(LONGEST):
+        if path.startswith(prefix):
+            return rank
+    if any(item.get_closest_marker(name) for name in APART):
+        return len(LONGEST)
+    return len(LONGEST) + 1
 
 
 def pytest_collection_modifyitems(config, items):
-    """Two groups for ``pytest -n 2 --dist loadgroup`` (pytest-xdist), as CI runs them.
+    """The tests whose work runs in child processes first, the longest of them first.
 
-    The tests whose Spark work runs in child processes (a Connect server, a standalone
-    cluster, killed loader workers, the metastore worker, the ``load`` and ``bench``
-    commands) go to one worker; every other test goes to the other, which keeps one
-    warm local session for them all (the wheel, mypy and mkdocs runs too, which
-    balances the two). The two use the machine's two cores side by side.
+    ``pytest -n 2`` (pytest-xdist, as CI runs it) hands the tests out in this order, so
+    the runs of several minutes (killed loader workers, a Connect server, a standalone
+    cluster) start at once on the two workers and the many short in-process tests fill
+    the time around them, instead of one long run being left alone at the end. Each
+    worker keeps one local session for the in-process tests.
     """
-    for item in items:
-        apart = any(item.get_closest_marker(name) for name in APART)
-        item.add_marker(pytest.mark.xdist_group("processes" if apart else "session"))
+    items.sort(key=_start_rank)  # stable: the rest keep their order
 
 
 @pytest.fixture(scope="session")
@@ -71,3 +81,29 @@ def spark():
         session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def class_archive(tmp_path_factory):
+    """A class-data archive for the short-lived child sessions of this run, built once.
+
+    Its path goes to the children through the environment
+    (:data:`tests.servers.CLASS_ARCHIVE_ENV`). The pytest-xdist workers of one run share
+    it: the first to ask builds it, under a file lock, in their common directory.
+    """
+    import fcntl
+
+    from tests.servers import CLASS_ARCHIVE_ENV, build_class_archive
+
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    path = root / "spark-classes.jsa"
+    with open(root / "spark-classes.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        failed = root / "spark-classes.failed"
+        if not path.exists() and not failed.exists() and not build_class_archive(path):
+            failed.touch()
+    if path.exists():
+        os.environ[CLASS_ARCHIVE_ENV] = str(path)
+    yield path if path.exists() else None
+    os.environ.pop(CLASS_ARCHIVE_ENV, None)

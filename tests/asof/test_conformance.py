@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import operator
 import re
 from contextlib import redirect_stdout
@@ -10,6 +11,7 @@ from functools import reduce
 
 import pandas as pd
 import pytest
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 import chronojoin as cj
@@ -34,22 +36,27 @@ def _frames(spark, left, right, kind):
 
 
 def _check(result, left, expected, how):
-    rows = result.select("lid", "rid").collect()
+    _check_rows([(r["lid"], r["rid"]) for r in result.select("lid", "rid").collect()],
+                left, expected, how)
+
+
+def _check_rows(rows, left, expected, how, case=None):
+    """``rows`` (lid, rid) against the oracle's allowed right ids per left row."""
     got: dict[int, list] = {}
-    for r in rows:
-        got.setdefault(r["lid"], []).append(r["rid"])
+    for lid, rid in rows:
+        got.setdefault(lid, []).append(rid)
     for lrow, allowed in zip(left, expected):
         lid = lrow["lid"]
         if not allowed and how == "inner":
-            assert lid not in got, f"left row {lid} has no match but was returned"
+            assert lid not in got, f"{case}: left row {lid} has no match but was returned"
             continue
-        assert lid in got, f"left row {lid} missing"
-        assert len(got[lid]) == 1, f"left row {lid} returned {len(got[lid])} times"
+        assert lid in got, f"{case}: left row {lid} missing"
+        assert len(got[lid]) == 1, f"{case}: left row {lid} returned {len(got[lid])} times"
         rid = got[lid][0]
         if allowed:
-            assert rid in allowed, f"left row {lid}: got right {rid}, expected one of {allowed}"
+            assert rid in allowed, f"{case}: left row {lid}: got right {rid}, expected {allowed}"
         else:
-            assert rid is None, f"left row {lid}: got right {rid}, expected no match"
+            assert rid is None, f"{case}: left row {lid}: got right {rid}, expected no match"
     assert len(rows) == len(got)
 
 
@@ -78,20 +85,32 @@ def _oracle(left, right, kind, **kw):
     return brute_force(lnum, rnum, left_on="t", right_on="t", left_by=["k"], right_by=["k"], **kw)
 
 
+def _lid_rid_of_cases(outs):
+    """``[(lid, rid), ...]`` of each join in ``outs``, all computed by one job (a union)."""
+    tagged = [out.select(F.lit(n).alias("case"), "lid", "rid") for n, out in enumerate(outs)]
+    got: list[list] = [[] for _ in outs]
+    for r in reduce(DataFrame.unionByName, tagged).collect():
+        got[r["case"]].append((r["lid"], r["rid"]))
+    return got
+
+
 @pytest.mark.parametrize("strategy", NAMED)
-@pytest.mark.parametrize("direction", ["backward", "forward", "nearest"])
-@pytest.mark.parametrize("exact", [True, False])
-@pytest.mark.parametrize("tol", [None, 3])
-def test_options_against_brute_force(spark, strategy, direction, exact, tol):
-    left, right = random_rows(seed=hash((direction, exact, tol)) % 1000)
-    ldf, rdf = _frames(spark, left, right, "int")
-    how = "inner" if tol == 3 and exact else "left"
-    out = cj.asof_join(ldf, rdf, on="t", by="k",
-                       direction=direction, allow_exact_matches=exact, tolerance=tol,
-                       how=how, strategy=strategy)
-    expected = _oracle(left, right, "int", direction=direction,
-                       allow_exact_matches=exact, tolerance=tol)
-    _check(out, left, expected, how)
+def test_options_against_brute_force(spark, strategy):
+    """Every direction, exactness and tolerance; each on its own random data."""
+    cases, outs = [], []
+    options = itertools.product(["backward", "forward", "nearest"], [True, False], [None, 3])
+    for n, (direction, exact, tol) in enumerate(options):
+        left, right = random_rows(seed=100 + n)
+        ldf, rdf = _frames(spark, left, right, "int")
+        how = "inner" if tol == 3 and exact else "left"
+        outs.append(cj.asof_join(ldf, rdf, on="t", by="k", direction=direction,
+                                 allow_exact_matches=exact, tolerance=tol, how=how,
+                                 strategy=strategy))
+        expected = _oracle(left, right, "int", direction=direction,
+                           allow_exact_matches=exact, tolerance=tol)
+        cases.append(((direction, exact, tol), left, expected, how))
+    for (name, left, expected, how), rows in zip(cases, _lid_rid_of_cases(outs)):
+        _check_rows(rows, left, expected, how, name)
 
 
 @pytest.mark.parametrize("strategy", NAMED)

@@ -89,16 +89,17 @@ def test_check_names_an_unreadable_data_file_in_one_line(batch, tmp_path, capsys
 
 @pytest.mark.slow
 @pytest.mark.processes
-def test_a_table_name_says_where_the_new_metastore_table_goes(batch, tmp_path):
+def test_a_table_name_says_where_the_new_metastore_table_goes(batch, tmp_path, class_archive):
     """A name (no '/') is a metastore table: its first load says where it will live."""
     import os
     import subprocess
     import sys
 
-    from tests.servers import TEST_SESSION_CONF
+    from tests.servers import TEST_SESSION_CONF, short_lived_java_options
 
-    # the tests' settings: a short-lived JVM without code generation starts its work sooner
-    confs = [arg for k, v in TEST_SESSION_CONF.items() for arg in ("--conf", f"{k}={v}")]
+    # the tests' settings and a short-lived JVM's options: it starts its work sooner
+    settings = {**TEST_SESSION_CONF, "spark.driver.extraJavaOptions": short_lived_java_options()}
+    confs = [arg for k, v in settings.items() for arg in ("--conf", f"{k}={v}")]
     cmd = [sys.executable, "-c", "from chronojoin.cli.main import run; run()", "load", batch,
            "--table", "clicks", "--keys", "user_id,click_id", "--master", "local[2]", *confs]
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}

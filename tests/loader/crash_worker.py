@@ -1,9 +1,12 @@
 """Run one ``append`` in its own process so that a test can kill it at any moment.
 
-Usage: ``python crash_worker.py TABLE BATCH [DIE_AFTER_MOVES]``. Prints ``READY`` once
-Spark is up and the batch is opened, then ``DONE`` after the append. With
-``DIE_AFTER_MOVES=n`` the process SIGKILLs itself after publishing ``n`` files (a
-crash between the commit point and the end of publishing).
+Usage: ``python crash_worker.py TABLE [DIE_AFTER_MOVES]``. The worker starts Spark and
+prints ``UP``, then waits for a batch path on standard input (so that a test can start
+the next worker while it checks the last one), prints ``READY`` once the batch is opened
+and ``DONE`` after the append. It touches the table only after it got the path. With
+``DIE_AFTER_MOVES=n`` the process SIGKILLs itself after publishing ``n`` files (a crash
+between the commit point and the end of publishing). End of input without a path: the
+worker exits.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 def main() -> None:
 
-    table, batch_path = sys.argv[1], sys.argv[2]
-    die_after = int(sys.argv[3]) if len(sys.argv) > 3 else -1
+    table = sys.argv[1]
+    die_after = int(sys.argv[2]) if len(sys.argv) > 2 else -1
     from tests.servers import short_lived_builder
 
     spark = short_lived_builder("chronojoin-crash-worker").getOrCreate()
@@ -37,6 +40,10 @@ def main() -> None:
             return real_move(src, dst)
 
         commit.move = dying_move  # type: ignore[assignment]
+    print("UP", flush=True)
+    batch_path = sys.stdin.readline().strip()
+    if not batch_path:
+        os._exit(0)
     batch = spark.read.parquet(batch_path)
     loader = IncrementalLoader(spark, path=table, keys=["user_id", "click_id"],
                                partition_by="event_date", order_by="seq")

@@ -2,17 +2,19 @@
 
 Two chains run side by side, each on its own table: a worker process appends batch
 ``i`` and is killed (the whole process group, JVM included) at a random moment after it
-reported ready; then the test checks that readers see only complete files and no key
+reported ready (each worker starts Spark while the round before it is checked, and gets
+its batch only then); then the test checks that readers see only complete files and no key
 twice, re-runs the same append in its own session (which recovers the table) and checks
 that every key is stored exactly once, as the pandas reference says. The kill schedule
-comes from a fixed seed and is printed. One kill per chain lands deterministically
-between the commit point and the end of publishing (roll-forward).
+comes from a fixed seed and is printed. One worker per chain kills itself after its
+first published file: between the commit point and the end of publishing (roll-forward).
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import glob
 import os
 import random
 import signal
@@ -31,6 +33,8 @@ from tests.oracles.loader import all_files_readable, read_table, reference
 SEED = 6_20240601
 KILLS_PER_CHAIN = 10
 MAX_ROUNDS = 18
+#: the round whose worker kills itself between the commit point and the end of publishing
+ROLL_FORWARD_ROUND = 3
 WORKER = os.path.join(os.path.dirname(__file__), "crash_worker.py")
 KEYS = ["user_id", "click_id"]
 DATES = [dt.date(2024, 1, d) for d in range(1, 6)]
@@ -43,25 +47,36 @@ def make_batch(rng: random.Random, i: int, n: int = 150) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["user_id", "click_id", "event_date", "seq", "value"])
 
 
-def spawn(table: str, batch: str, die_after: int | None = None) -> subprocess.Popen:
-    args = [sys.executable, WORKER, table, batch]
+def spawn(table: str, die_after: int | None = None) -> subprocess.Popen:
+    """A worker for ``table`` that starts Spark and then waits for its batch (``go``)."""
+    args = [sys.executable, WORKER, table]
     if die_after is not None:
         args.append(str(die_after))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True, start_new_session=True, env=env)
+    return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, start_new_session=True,
+                            env=env)
 
 
-def wait_ready(proc: subprocess.Popen, timeout: float = 240) -> None:
+def wait_for(proc: subprocess.Popen, word: str, timeout: float = 240) -> None:
     deadline = time.monotonic() + timeout
     assert proc.stdout is not None
     while time.monotonic() < deadline:
         line = proc.stdout.readline()
-        if line.strip() == "READY":
+        if line.strip() == word:
             return
         if not line and proc.poll() is not None:
-            raise AssertionError(f"worker exited with {proc.returncode} before READY")
-    raise AssertionError("worker not ready in time")
+            raise AssertionError(f"worker exited with {proc.returncode} before {word}")
+    raise AssertionError(f"worker not {word} in time")
+
+
+def go(proc: subprocess.Popen, batch: str) -> None:
+    """Hand a started worker its batch; return once it opened the batch."""
+    wait_for(proc, "UP")
+    assert proc.stdin is not None
+    proc.stdin.write(batch + "\n")
+    proc.stdin.flush()
+    wait_for(proc, "READY")
 
 
 def kill_group(proc: subprocess.Popen) -> None:
@@ -110,9 +125,8 @@ class Chain:
         pd.testing.assert_frame_equal(got, want, check_dtype=False)
 
     def run(self, spark_lock: threading.Lock) -> list[str]:
-        first = self.batch(0)
-        proc = spawn(self.table, first)
-        wait_ready(proc)
+        proc = spawn(self.table)
+        go(proc, self.batch(0))
         t0 = time.monotonic()
         proc.wait()
         window = time.monotonic() - t0
@@ -120,32 +134,47 @@ class Chain:
         self.check_exact()
         self.log.append(f"{os.path.basename(self.table)}: append window {window:.2f}s")
         kills, i = 0, 0
-        while kills < KILLS_PER_CHAIN and i < MAX_ROUNDS:
-            i += 1
-            path = self.batch(i)
-            roll_forward = i == 3
-            proc = spawn(self.table, path, die_after=1 if roll_forward else None)
-            wait_ready(proc)
-            delay = 0.0 if roll_forward else self.rng.uniform(0.0, window * 1.1)
-            time.sleep(delay)
-            alive = proc.poll() is None or roll_forward
-            kill_group(proc)
-            kills += alive
-            self.log.append(f"  batch {i} (t={time.monotonic() - t0:.0f}s): "
-                            f"kill at {delay:.2f}s -> "
-                            f"{'killed' if alive else 'finished first'}"
-                            f"{' (inside publish)' if roll_forward else ''}")
-            self.check_visible()
-            with spark_lock:
-                self.loader.append(self.spark.read.parquet(path))
-            self.check_exact()
+        # The next round's worker starts Spark while this round is checked and re-run;
+        # it touches the table only once it gets its batch.
+        upcoming = spawn(self.table)
+        try:
+            while kills < KILLS_PER_CHAIN and i < MAX_ROUNDS:
+                i += 1
+                path = self.batch(i)
+                roll_forward = i == ROLL_FORWARD_ROUND
+                proc = upcoming
+                go(proc, path)
+                if roll_forward:
+                    delay = 0.0
+                    proc.wait(timeout=240)  # it kills itself after its first move
+                    assert proc.returncode == -signal.SIGKILL, proc.returncode
+                    assert glob.glob(os.path.join(self.table, "_chronojoin", "staging", "*",
+                                                  "_commit.json")), "no committed batch staged"
+                    alive = True
+                else:
+                    delay = self.rng.uniform(0.0, window * 1.1)
+                    time.sleep(delay)
+                    alive = proc.poll() is None
+                kill_group(proc)
+                kills += alive
+                upcoming = spawn(self.table, die_after=1 if i + 1 == ROLL_FORWARD_ROUND else None)
+                self.log.append(f"  batch {i} (t={time.monotonic() - t0:.0f}s): "
+                                f"kill at {delay:.2f}s -> "
+                                f"{'killed' if alive else 'finished first'}"
+                                f"{' (inside publish)' if roll_forward else ''}")
+                self.check_visible()
+                with spark_lock:
+                    self.loader.append(self.spark.read.parquet(path))
+                self.check_exact()
+        finally:
+            kill_group(upcoming)
         self.log.append(f"  kills: {kills}")
         return self.log
 
 
 @pytest.mark.slow
 @pytest.mark.processes
-def test_sigkill_at_random_moments_then_rerun(spark, tmp_path, record_property):
+def test_sigkill_at_random_moments_then_rerun(spark, tmp_path, record_property, class_archive):
     chains = [Chain(spark, str(tmp_path), f"t{c}", SEED + c) for c in range(2)]
     spark_lock = threading.Lock()
     with ThreadPoolExecutor(2) as pool:

@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
+def results(tmp_path_factory, class_archive):
     tmp = str(tmp_path_factory.mktemp("metastore"))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     proc = subprocess.run([sys.executable, WORKER, tmp], capture_output=True, text=True,
