@@ -66,8 +66,8 @@ def short_lived_builder(app_name: str):  # type: ignore[no-untyped-def]
 def build_class_archive(path: Path, timeout: float = 300.0) -> bool:
     """Write a JVM class-data archive (Java 13+) of a short-lived session's classes.
 
-    A child process runs an incremental load and an as-of join in a short-lived session
-    whose JVM writes the classes it loaded to ``path`` when it exits. The archive is
+    A child process (:mod:`tests.class_archive`) runs an incremental load in a
+    short-lived session whose JVM writes the classes it loaded to ``path`` when it exits. The archive is
     complete once every process of that child's group is gone; it is then renamed into
     place. Returns whether it exists (without it, sessions start as they would anyway).
     """
