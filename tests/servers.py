@@ -50,26 +50,32 @@ def short_lived_java_options() -> str:
     return options
 
 
+def short_lived_conf() -> dict[str, str]:
+    """The settings of a short-lived child session: the tests' settings (no code
+    generation, which a short-lived JVM would spend its time on), no console progress
+    and a fast-starting JVM (:func:`short_lived_java_options`)."""
+    return {**TEST_SESSION_CONF, "spark.ui.showConsoleProgress": "false",
+            "spark.driver.extraJavaOptions": short_lived_java_options()}
+
+
 def short_lived_builder(app_name: str):  # type: ignore[no-untyped-def]
-    """A ``local[1]`` session builder for a child process: the tests' settings (no code
-    generation, which a short-lived JVM would spend its time on) and a fast-starting JVM
-    (:func:`short_lived_java_options`)."""
+    """A ``local[1]`` session builder for a child process, with :func:`short_lived_conf`."""
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.master("local[1]").appName(app_name)
-    for key, value in TEST_SESSION_CONF.items():
+    for key, value in short_lived_conf().items():
         builder = builder.config(key, value)
-    return (builder.config("spark.ui.showConsoleProgress", "false")
-            .config("spark.driver.extraJavaOptions", short_lived_java_options()))
+    return builder
 
 
 def build_class_archive(path: Path, timeout: float = 300.0) -> bool:
     """Write a JVM class-data archive (Java 13+) of a short-lived session's classes.
 
     A child process (:mod:`tests.class_archive`) runs an incremental load in a
-    short-lived session whose JVM writes the classes it loaded to ``path`` when it exits. The archive is
-    complete once every process of that child's group is gone; it is then renamed into
-    place. Returns whether it exists (without it, sessions start as they would anyway).
+    short-lived session whose JVM writes the classes it loaded to ``path`` when it
+    exits. The archive is complete once every process of that child's group is gone;
+    it is then renamed into place. Returns whether it exists (without it, sessions
+    start as they would anyway).
     """
     partial = path.with_name(path.name + ".partial")
     cmd = [sys.executable, "-m", "tests.class_archive", str(partial), str(path.parent)]

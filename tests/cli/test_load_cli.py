@@ -95,11 +95,10 @@ def test_a_table_name_says_where_the_new_metastore_table_goes(batch, tmp_path, c
     import subprocess
     import sys
 
-    from tests.servers import TEST_SESSION_CONF, short_lived_java_options
+    from tests.servers import short_lived_conf
 
-    # the tests' settings and a short-lived JVM's options: it starts its work sooner
-    settings = {**TEST_SESSION_CONF, "spark.driver.extraJavaOptions": short_lived_java_options()}
-    confs = [arg for k, v in settings.items() for arg in ("--conf", f"{k}={v}")]
+    # a short-lived session's settings: it starts its work sooner
+    confs = [arg for k, v in short_lived_conf().items() for arg in ("--conf", f"{k}={v}")]
     cmd = [sys.executable, "-c", "from chronojoin.cli.main import run; run()", "load", batch,
            "--table", "clicks", "--keys", "user_id,click_id", "--master", "local[2]", *confs]
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
