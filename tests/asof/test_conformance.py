@@ -11,12 +11,12 @@ from functools import reduce
 
 import pandas as pd
 import pytest
-from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 import chronojoin as cj
 from tests.asof.data import SPARK_TYPE, as_kind, numeric, random_rows, tolerance_for
 from tests.oracles.asof import brute_force, duckdb_asof
+from tests.oracles.band import spark_batch
 
 STRATEGIES = ["exploding", "union", "sort_merge", "broadcast", "auto"]
 NAMED = ["exploding", "union", "sort_merge", "broadcast"]
@@ -85,15 +85,6 @@ def _oracle(left, right, kind, **kw):
     return brute_force(lnum, rnum, left_on="t", right_on="t", left_by=["k"], right_by=["k"], **kw)
 
 
-def _lid_rid_of_cases(outs):
-    """``[(lid, rid), ...]`` of each join in ``outs``, all computed by one job (a union)."""
-    tagged = [out.select(F.lit(n).alias("case"), "lid", "rid") for n, out in enumerate(outs)]
-    got: list[list] = [[] for _ in outs]
-    for r in reduce(DataFrame.unionByName, tagged).collect():
-        got[r["case"]].append((r["lid"], r["rid"]))
-    return got
-
-
 @pytest.mark.parametrize("strategy", NAMED)
 def test_options_against_brute_force(spark, strategy):
     """Every direction, exactness and tolerance; each on its own random data."""
@@ -109,8 +100,9 @@ def test_options_against_brute_force(spark, strategy):
         expected = _oracle(left, right, "int", direction=direction,
                            allow_exact_matches=exact, tolerance=tol)
         cases.append(((direction, exact, tol), left, expected, how))
-    for (name, left, expected, how), rows in zip(cases, _lid_rid_of_cases(outs)):
-        _check_rows(rows, left, expected, how, name)
+    got = spark_batch(dict(enumerate(outs)), left_id="lid", right_id="rid")  # one job
+    for n, (name, left, expected, how) in enumerate(cases):
+        _check_rows(list(got[n].elements()), left, expected, how, name)
 
 
 @pytest.mark.parametrize("strategy", NAMED)

@@ -136,13 +136,13 @@ class Chain:
         kills, i = 0, 0
         # The next round's worker starts Spark while this round is checked and re-run;
         # it touches the table only once it gets its batch.
-        upcoming = spawn(self.table)
+        upcoming: subprocess.Popen | None = spawn(self.table)
         try:
-            while kills < KILLS_PER_CHAIN and i < MAX_ROUNDS:
+            while upcoming is not None:
                 i += 1
                 path = self.batch(i)
                 roll_forward = i == ROLL_FORWARD_ROUND
-                proc = upcoming
+                proc = upcoming  # killed by the finally below until replaced
                 go(proc, path)
                 if roll_forward:
                     delay = 0.0
@@ -157,7 +157,10 @@ class Chain:
                     alive = proc.poll() is None
                 kill_group(proc)
                 kills += alive
-                upcoming = spawn(self.table, die_after=1 if i + 1 == ROLL_FORWARD_ROUND else None)
+                upcoming = None
+                if kills < KILLS_PER_CHAIN and i < MAX_ROUNDS:  # another round follows
+                    upcoming = spawn(self.table,
+                                     die_after=1 if i + 1 == ROLL_FORWARD_ROUND else None)
                 self.log.append(f"  batch {i} (t={time.monotonic() - t0:.0f}s): "
                                 f"kill at {delay:.2f}s -> "
                                 f"{'killed' if alive else 'finished first'}"
@@ -167,7 +170,8 @@ class Chain:
                     self.loader.append(self.spark.read.parquet(path))
                 self.check_exact()
         finally:
-            kill_group(upcoming)
+            if upcoming is not None:
+                kill_group(upcoming)
         self.log.append(f"  kills: {kills}")
         return self.log
 
