@@ -15,13 +15,16 @@ import pytest
 from pyspark.sql import functions as F
 
 import chronojoin as cj
+from chronojoin._plan.binned_join import key_share_unless_plain
 from chronojoin._plan.binning import (
     SideStats,
     choose_bin_size,
     level_sizes,
+    plain_join_pays,
     planned_level,
     planned_levels,
     side_stats,
+    sides_stats,
 )
 from chronojoin._plan.stats import broadcast_threshold, estimated_bytes, same_key_share
 from tests.band.helpers import sql_reference
@@ -233,6 +236,43 @@ def test_same_key_share_and_the_bin_size_it_gives(spark):
     probe = SideStats(100_000, 0.0, 1e6, 0.0, 0.0, 0.0)
     sizes = [choose_bin_size(rep, probe, integral=True, key_share=s) for s in (1.0, 0.01, 1e-9)]
     assert sizes[0] < sizes[1] < sizes[2] <= 2 * 1e6
+
+
+def test_sides_stats_in_one_job_equal_each_sides_own(spark):
+    ranges = spark.createDataFrame([(0.0, 0.0), (1.0, 4.0), (0.0, 2.0**40), (5.0, INF),
+                                    (3.0, 2.0), (None, 1.0)], "lo double, hi double")
+    points = spark.createDataFrame([(v,) for v in (1.0, INF, NAN, None, -3.0)], "t double")
+    empty = ranges.where("lo > 1e300")
+    sides = [(ranges, F.col("lo"), F.col("hi")), (points, F.col("t"), None),
+             (empty, F.col("lo"), F.col("hi")), (empty, F.col("lo"), None),
+             (points, F.col("t"), F.col("t") + 1)]
+    assert sides_stats(sides) == [side_stats(*side) for side in sides]
+
+
+@pytest.mark.parametrize("broadcast", [True, False])
+def test_key_share_is_sampled_only_when_it_decides(spark, broadcast):
+    """None (the plain join) exactly when the sampled share would give it too."""
+    rng = random.Random(9)
+    for n_left, n_right, n_keys in [(5, 8, 1), (20, 30, 2), (60, 90, 3), (300, 400, 40),
+                                    (300, 400, 1), (2000, 3000, 1), (2000, 3000, 500)]:
+        left = spark.createDataFrame([(rng.randrange(n_keys), i) for i in range(n_left)],
+                                     "k int, t long")
+        right = spark.createDataFrame([(rng.randrange(n_keys), i) for i in range(n_right)],
+                                      "k long, t long")
+        asked = []
+
+        def copies(asked=asked) -> bool:
+            asked.append(1)
+            return broadcast
+
+        got = key_share_unless_plain((left, ("k",), n_left), (right, ("k",), n_right), copies)
+        share = same_key_share(left, ("k",), n_left, right, ("k",), n_right)
+        plain = plain_join_pays(n_left, n_right, share, lambda: broadcast)
+        assert (got is None) == plain, (n_left, n_right, n_keys)
+        assert got is None or got == share
+        assert len(asked) <= 1  # Spark's size estimate is read once at most
+        if plain_join_pays(n_left, n_right, 1.0, lambda: broadcast):
+            assert got is None  # decided without the share
 
 
 def test_selective_keys_give_the_plain_join(spark, capsys):

@@ -18,6 +18,7 @@ The result has the internal columns ``left.columns + right.columns``; the caller
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import reduce
 
@@ -138,20 +139,49 @@ def choose_grid(join: RangeJoin) -> Grid:
         math.isinf(join.bin_size) or all(s.constant_span is not None for s in ranges)
     ):
         return Grid((join.bin_size,))
-    stats = {id(s): _stats(s) for s in (join.left, join.right)
-             if not s.is_point or join.bin_size is None}
+    sides = [s for s in (join.left, join.right) if not s.is_point or join.bin_size is None]
+    found = B.sides_stats([(s.df, s.lo, s.hi) for s in sides])
+    stats = {id(s): st for s, st in zip(sides, found, strict=True)}
     size = join.bin_size
     if size is None:
         left, right = stats[id(join.left)], stats[id(join.right)]
-        share = same_key_share(join.left.df, join.left.keys, left.count,
-                               join.right.df, join.right.keys, right.count)
-        if B.plain_join_pays(left.count, right.count, share, lambda: copies_broadcast(join)):
+        share = key_share_unless_plain((join.left.df, join.left.keys, left.count),
+                                       (join.right.df, join.right.keys, right.count),
+                                       lambda: copies_broadcast(join))
+        if share is None:
             return Grid((math.inf,))
         size = _auto_size(join, stats, share)
     extent = B.extent_of(list(stats.values()))
     span_max = max((B.longest_span(stats[id(s)], extent) for s in ranges), default=0.0)
     sizes = B.level_sizes(size, span_max)
     return Grid(sizes, extent, B.planned_levels(sizes, [stats[id(s)] for s in ranges]))
+
+
+#: one side for :func:`key_share_unless_plain`: its rows, key columns and row count
+Keyed = tuple[DataFrame, tuple[str, ...], int]
+
+
+def key_share_unless_plain(left: Keyed, right: Keyed,
+                           copies_broadcast: Callable[[], bool]) -> float | None:
+    """The share of row pairs with equal keys, or None when the plain join pays.
+
+    :func:`~chronojoin._plan.binning.plain_join_pays` grows with the share, so when it
+    holds even if every pair had equal keys, the plain join is chosen without the
+    sampling job of :func:`~chronojoin._plan.stats.same_key_share` (small inputs).
+    ``copies_broadcast`` (Spark's size estimate, read from ``explain``) is asked once.
+    """
+    asked: list[bool] = []
+
+    def copies() -> bool:
+        if not asked:
+            asked.append(copies_broadcast())
+        return asked[0]
+
+    rows_l, rows_r = left[2], right[2]
+    if B.plain_join_pays(rows_l, rows_r, 1.0, copies):
+        return None
+    share = same_key_share(*left, *right)
+    return None if B.plain_join_pays(rows_l, rows_r, share, copies) else share
 
 
 def copies_broadcast(join: RangeJoin) -> bool:
@@ -174,10 +204,6 @@ def broadcasts(df: DataFrame, *, right: bool, how: str) -> bool:
         return False
     size = estimated_bytes(df)
     return size is not None and size <= threshold
-
-
-def _stats(side: RangeSide) -> B.SideStats:
-    return B.side_stats(side.df, side.lo, side.hi)
 
 
 def _auto_size(join: RangeJoin, stats: dict[int, B.SideStats], share: float) -> float:

@@ -265,16 +265,41 @@ def side_stats(df: DataFrame, lo: Column, hi: Column | None = None) -> SideStats
 
     ``hi`` None: the rows are points (``lo``), of span 0; only count and extent are read.
     """
+    return sides_stats([(df, lo, hi)])[0]
+
+
+#: one side of :func:`sides_stats`: its rows and their range (``hi`` None: points)
+Side = tuple[DataFrame, Column, Column | None]
+
+
+def sides_stats(sides: list[Side]) -> list[SideStats]:
+    """:func:`side_stats` of every side in one job: their one-row aggregates, unioned.
+
+    Each side keeps its own scan and aggregate; Spark runs them as the stages of one
+    job (a band join's two sides cost one statistics job instead of two).
+    """
+    rows = [_stats_row(df, lo, hi).withColumn("side", F.lit(i))
+            for i, (df, lo, hi) in enumerate(sides)]
+    found = {row["side"]: row for row in functools.reduce(DataFrame.unionByName, rows).collect()}
+    return [_decoded(found[i], hi is None) for i, (_, _, hi) in enumerate(sides)]
+
+
+#: the columns of :func:`_stats_row` a side of points leaves NULL, with their types
+_RANGE_ONLY = {"p": "array<double>", "span_max": "double", "unbounded": "bigint",
+               "oct_low": "bigint", "oct_high": "bigint", "oct_zero": "bigint",
+               "oct_outside": "bigint"}
+
+
+def _stats_row(df: DataFrame, lo: Column, hi: Column | None) -> DataFrame:
+    """The one-row aggregate of :func:`side_stats` (the same columns for points)."""
     if hi is None:
         valid = df.select(lo.cast("double").alias("lo")).where(F.col("lo").isNotNull())
         finite = F.when(_finite(F.col("lo")), F.col("lo"))
-        row = valid.agg(
+        return valid.agg(
             F.count(F.lit(1)).alias("n"), F.min(finite).alias("lo_min"),
             F.max(finite).alias("hi_max"),
-        ).first()
-        assert row is not None
-        return SideStats(int(row["n"]), _float_or_none(row["lo_min"]),
-                         _float_or_none(row["hi_max"]), 0.0, 0.0, 0.0)
+            *[F.lit(None).cast(kind).alias(name) for name, kind in _RANGE_ONLY.items()],
+        )
     valid = df.select(lo.cast("double").alias("lo"), hi.cast("double").alias("hi")).where(
         F.col("lo").isNotNull() & F.col("hi").isNotNull() & (F.col("lo") <= F.col("hi"))
     )
@@ -285,7 +310,7 @@ def side_stats(df: DataFrame, lo: Column, hi: Column | None = None) -> SideStats
     # a span is NaN or infinite for a non-finite bound (or two far apart): unbounded
     span = hi - lo
     bounded = span < F.lit(math.inf)
-    row = valid.agg(
+    return valid.agg(
         F.count(F.lit(1)).alias("n"),
         F.min(first).alias("lo_min"),
         F.max(last).alias("hi_max"),
@@ -293,9 +318,15 @@ def side_stats(df: DataFrame, lo: Column, hi: Column | None = None) -> SideStats
         F.max(F.when(bounded, span)).alias("span_max"),
         F.count(F.when(~bounded & (lo != hi), 1)).alias("unbounded"),
         *_octave_aggregates(span, bounded),
-    ).first()
-    assert row is not None
+    )
+
+
+def _decoded(row: Any, points: bool) -> SideStats:
+    """A :class:`SideStats` from a row of :func:`_stats_row`."""
     count = int(row["n"])
+    if points:
+        return SideStats(count, _float_or_none(row["lo_min"]), _float_or_none(row["hi_max"]),
+                         0.0, 0.0, 0.0)
     if count == 0:
         return SideStats(0, None, None, 0.0, 0.0, 0.0)
     p50, p90 = (0.0, 0.0) if row["p"] is None else (float(v) for v in row["p"])

@@ -27,8 +27,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from chronojoin._plan import binned_join as J
-from chronojoin._plan.binning import choose_bin_size, plain_join_pays, side_stats
-from chronojoin._plan.stats import same_key_share
+from chronojoin._plan.binning import choose_bin_size, sides_stats
 from chronojoin._validate.columns import col
 from chronojoin._validate.timetypes import LONG_MAX, LONG_MIN, TimeKind, ordinal
 from chronojoin.band.spec import BandSpec, Bound, BoundMode
@@ -100,13 +99,13 @@ def _choose_side(
     integral = spec.kind is not TimeKind.FLOAT
     if spec.bin_size is not None:
         return integral, float(spec.bin_size)
-    ls = side_stats(left[0], F.col(_T))
-    rs = side_stats(right[0], F.col(_R))
-    share = same_key_share(*left, ls.count, *right, rs.count)
+    ls, rs = sides_stats([(left[0], F.col(_T), None), (right[0], F.col(_R), None)])
     replicate_right = integral and (spec.how == "left" or rs.count <= ls.count)
     copied = right[0] if replicate_right else left[0]
-    if plain_join_pays(ls.count, rs.count, share,
-                       lambda: J.broadcasts(copied, right=replicate_right, how=spec.how)):
+    share = J.key_share_unless_plain(
+        (*left, ls.count), (*right, rs.count),
+        lambda: J.broadcasts(copied, right=replicate_right, how=spec.how))
+    if share is None:
         return False, math.inf  # one bin: the plain join on the keys
     rep, probe = (rs, ls) if replicate_right else (ls, rs)
     return replicate_right, choose_bin_size(rep, probe, integral=integral, window=width,
