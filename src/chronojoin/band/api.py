@@ -68,8 +68,9 @@ def band_join(
     bin_size
         Width of the time bins (a duration like ``lower``). ``None`` chooses it from
         cheap statistics (row counts, extents and approximate percentiles of window
-        lengths, one small job per side), rounded to a power of two: the same inputs give
-        the same plan and result every time. With constant bounds, a size that copies
+        lengths, one small job for both sides, and a seeded sample of the keys when it
+        decides), rounded to a power of two: the same inputs give the same plan and
+        result every time. With constant bounds, a size that copies
         every row into more than 1,000,000 bins (``(upper - lower) / bin_size``) is
         refused, and more than 100,000 gives a ``PerformanceWarning``.
     suffix
