@@ -247,14 +247,15 @@ def test_sides_stats_in_one_job_equal_each_sides_own(spark):
              (empty, F.col("lo"), F.col("hi")), (empty, F.col("lo"), None),
              (points, F.col("t"), F.col("t") + 1)]
     assert sides_stats(sides) == [side_stats(*side) for side in sides]
+    assert sides_stats([]) == []
 
 
 @pytest.mark.parametrize("broadcast", [True, False])
 def test_key_share_is_sampled_only_when_it_decides(spark, broadcast):
     """None (the plain join) exactly when the sampled share would give it too."""
     rng = random.Random(9)
-    for n_left, n_right, n_keys in [(5, 8, 1), (20, 30, 2), (60, 90, 3), (300, 400, 40),
-                                    (300, 400, 1), (2000, 3000, 1), (2000, 3000, 500)]:
+    for n_left, n_right, n_keys in [(5, 8, 1), (60, 90, 3), (300, 400, 40), (2000, 3000, 1),
+                                    (2000, 3000, 500)]:
         left = spark.createDataFrame([(rng.randrange(n_keys), i) for i in range(n_left)],
                                      "k int, t long")
         right = spark.createDataFrame([(rng.randrange(n_keys), i) for i in range(n_right)],

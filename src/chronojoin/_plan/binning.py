@@ -278,6 +278,8 @@ def sides_stats(sides: list[Side]) -> list[SideStats]:
     Each side keeps its own scan and aggregate; Spark runs them as the stages of one
     job (a band join's two sides cost one statistics job instead of two).
     """
+    if not sides:
+        return []
     rows = [_stats_row(df, lo, hi).withColumn("side", F.lit(i))
             for i, (df, lo, hi) in enumerate(sides)]
     found = {row["side"]: row for row in functools.reduce(DataFrame.unionByName, rows).collect()}
