@@ -17,6 +17,7 @@ The result has the internal columns ``left.columns + right.columns``; the caller
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -170,13 +171,7 @@ def key_share_unless_plain(left: Keyed, right: Keyed,
     sampling job of :func:`~chronojoin._plan.stats.same_key_share` (small inputs).
     ``copies_broadcast`` (Spark's size estimate, read from ``explain``) is asked once.
     """
-    asked: list[bool] = []
-
-    def copies() -> bool:
-        if not asked:
-            asked.append(copies_broadcast())
-        return asked[0]
-
+    copies = functools.cache(copies_broadcast)
     rows_l, rows_r = left[2], right[2]
     if B.plain_join_pays(rows_l, rows_r, 1.0, copies):
         return None
