@@ -96,6 +96,30 @@ def test_round_robin_order(spark):
     assert seen == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
 
 
+def test_rounds_interleave_the_cases(spark):
+    """Every case is checked first; then each round times every case, in rotated order,
+    so that a ratio between two cases compares timings taken in the same rounds."""
+    seen = []
+
+    def tracer(name):
+        def build(inputs):
+            seen.append(name)
+            return inputs["df"].groupBy("k").count()
+
+        return build
+
+    one = Case("one", _load, (Method("a", tracer("a")), Method("b", tracer("b"))))
+    two = Case("two", _load, (Method("c", tracer("c")),))
+    records = Runner(spark, lambda r: None, repetitions=3).run([one, two])
+    checks, rounds = seen[:3], seen[3:]
+    assert checks == ["a", "b", "c"]
+    assert rounds == ["a", "b", "c", "c", "b", "a", "a", "b", "c"]
+    # returned case by case, each case's records in the order they were taken
+    assert [(r["case"], r["method"], r["repetition"]) for r in records] == [
+        ("one", "a", 0), ("one", "b", 0), ("one", "b", 1), ("one", "a", 1),
+        ("one", "a", 2), ("one", "b", 2), ("two", "c", 0), ("two", "c", 1), ("two", "c", 2)]
+
+
 def test_time_limit_interrupts_and_records_timeout(spark):
     def slow(inputs):
         big = inputs["df"].sparkSession.range(0, 10**11, 1, 2)

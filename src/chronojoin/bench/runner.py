@@ -12,6 +12,12 @@ For each case the runner loads the inputs once, then
    with ``df.write.format("noop").mode("overwrite").save()``; its jobs are tagged
    (``SparkSession.addTag``) to read their metrics from the UI's REST API.
 
+The cases of one :meth:`Runner.run` share their rounds: every case is loaded and
+checked first, then round ``r`` times each case in turn (their order rotated by ``r``
+too). A ratio between two cases (a skewed layout against the same size unskewed, a
+band join ten times larger) thus compares timings taken in the same rounds, not one
+case's rounds against another's taken after them, while the machine's speed drifts.
+
 A method that exceeds its timeout is interrupted (``interruptTag``; on classic sessions,
 where tags are thread-local, ``interruptAll``: the runner runs one operation at a time),
 recorded as ``"timeout"`` and not run again for that case.
@@ -99,6 +105,20 @@ def _family_module(family: str) -> Any:
 
 
 @dataclass
+class _Prepared:
+    """A case between its check and its timed rounds, with the records it produced."""
+
+    case: Case
+    family: str
+    chosen: list[Method]
+    inputs: Any = None
+    loaded: bool = False
+    excluded: set[str] = field(default_factory=set)
+    answers: dict[str, tuple[int, str | None]] = field(default_factory=dict)
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
 class Runner:
     """Runs cases in one session and sends one record per run to ``sink``."""
 
@@ -126,61 +146,72 @@ class Runner:
         return sum(m.checked for m in chosen) + len(chosen) * self.repetitions
 
     def run(self, cases: Sequence[Case], family: str = "") -> list[dict[str, Any]]:
-        """Run every case; return the records (also sent to ``sink``)."""
-        out: list[dict[str, Any]] = []
-        for case in cases:
-            out.extend(self.run_case(case, family))
-        return out
+        """Run every case, their rounds interleaved; return the records (also sent to ``sink``).
+
+        The records come back case by case, each case's in the order they were taken.
+        """
+        prepared = [self._prepare(case, family) for case in cases]
+        ready = [p for p in prepared if p.loaded]
+        for rep in range(self.repetitions):
+            shift = rep % max(len(ready), 1)
+            for p in ready[shift:] + ready[:shift]:
+                self._round(p, rep)
+        return [rec for p in prepared for rec in p.records]
 
     def run_case(self, case: Case, family: str = "") -> list[dict[str, Any]]:
         """Load, check and time one case."""
-        chosen = self.selected(case)
-        records: list[dict[str, Any]] = []
+        return self.run([case], family)
 
-        def emit(method: Method, **fields: Any) -> None:
-            rec = self._record(family, case, method, **fields)
-            records.append(rec)
-            self.sink(rec)
-
+    def _prepare(self, case: Case, family: str) -> _Prepared:
+        """Load a case's inputs and check its answers (a failed load is recorded)."""
+        p = _Prepared(case, family, self.selected(case))
         self._show(f"{case.name}: loading inputs", 0)
         try:
             inputs = case.load(self.spark)
         except Exception as exc:
-            for m in chosen:
-                emit(m, status="error", error=f"load: {_one_line(exc)}")
+            for m in p.chosen:
+                self._emit(p, m, status="error", error=f"load: {_one_line(exc)}")
             if self.progress is not None:
                 self.progress.done += self.steps(case)
-            return records
-        excluded = self._check(case, chosen, inputs, emit)
-        for rep in range(self.repetitions):
-            shift = rep % max(len(chosen), 1)
-            for m in chosen[shift:] + chosen[:shift]:
-                if m.name in excluded:
-                    self._show(f"{case.name} {m.name}: skipped")
-                    continue
-                self._show(f"{case.name} {m.name} rep {rep + 1}/{self.repetitions}")
-                status, fields = self._timed(m, inputs)
-                emit(m, repetition=rep, status=status, **fields)
-                if status != "ok":
-                    excluded.add(m.name)
-        return records
+            return p
+        p.inputs, p.loaded = inputs, True
+        p.excluded, p.answers = self._check(p)
+        return p
+
+    def _round(self, p: _Prepared, rep: int) -> None:
+        """Time each method of a prepared case once, in round ``rep``'s rotated order."""
+        shift = rep % max(len(p.chosen), 1)
+        for m in p.chosen[shift:] + p.chosen[:shift]:
+            if m.name in p.excluded:
+                self._show(f"{p.case.name} {m.name}: skipped")
+                continue
+            self._show(f"{p.case.name} {m.name} rep {rep + 1}/{self.repetitions}")
+            status, fields = self._timed(m, p.inputs, p.answers.get(m.name))
+            self._emit(p, m, repetition=rep, status=status, **fields)
+            if status != "ok":
+                p.excluded.add(m.name)
+
+    def _emit(self, p: _Prepared, method: Method, **fields: Any) -> None:
+        rec = self._record(p.family, p.case, method, **fields)
+        p.records.append(rec)
+        self.sink(rec)
 
     # -- answer check -------------------------------------------------------------------
 
-    def _check(
-        self, case: Case, chosen: list[Method], inputs: Any, emit: Callable[..., None]
-    ) -> set[str]:
+    def _check(self, p: _Prepared) -> tuple[set[str], dict[str, tuple[int, str | None]]]:
+        """Check the answers of a case's methods: the methods excluded, and the answers."""
         answers: dict[str, tuple[int, str | None]] = {}
         excluded: set[str] = set()
-        for m in (m for m in chosen if m.checked):
-            self._show(f"{case.name} {m.name}: checking the answer")
+        for m in (m for m in p.chosen if m.checked):
+            self._show(f"{p.case.name} {m.name}: checking the answer")
             try:
-                answers[m.name] = self._answer(m, inputs, case.checksum_columns)
+                answers[m.name] = self._answer(m, p.inputs, p.case.checksum_columns)
             except TimedOut:
-                emit(m, status="timeout", phase="check", error=f"over {self._limit(m)} s")
+                self._emit(p, m, status="timeout", phase="check",
+                           error=f"over {self._limit(m)} s")
                 excluded.add(m.name)
             except Exception as exc:
-                emit(m, status="error", phase="check", error=_one_line(exc))
+                self._emit(p, m, status="error", phase="check", error=_one_line(exc))
                 excluded.add(m.name)
         reference = _reference(answers)
         for name, (rows, digest) in answers.items():
@@ -188,15 +219,14 @@ class Runner:
                 digest is None or digest == reference[1]
             )
             if not ok:
-                m = next(x for x in chosen if x.name == name)
-                emit(
-                    m, status="wrong", phase="check", rows=rows, checksum=digest,
+                m = next(x for x in p.chosen if x.name == name)
+                self._emit(
+                    p, m, status="wrong", phase="check", rows=rows, checksum=digest,
                     expected_rows=reference[0] if reference else None,
                     expected_checksum=reference[1] if reference else None,
                 )
                 excluded.add(name)
-        self._answers = answers
-        return excluded
+        return excluded, answers
 
     def _answer(
         self, m: Method, inputs: Any, columns: tuple[str, ...] | None
@@ -210,8 +240,8 @@ class Runner:
 
     # -- timed runs ---------------------------------------------------------------------
 
-    def _timed(self, m: Method, inputs: Any) -> tuple[str, dict[str, Any]]:
-        answer = getattr(self, "_answers", {}).get(m.name)
+    def _timed(self, m: Method, inputs: Any,
+               answer: tuple[int, str | None] | None) -> tuple[str, dict[str, Any]]:
         fields: dict[str, Any] = {"rows": answer[0] if answer else None}
         try:
             if m.local:
