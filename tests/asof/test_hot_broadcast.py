@@ -62,24 +62,6 @@ def test_registration_chunks_carry_across_empty_chunks(spark, chunks, direction,
         spark.conf.set("spark.sql.shuffle.partitions", before)
 
 
-@pytest.mark.parametrize("direction", ["backward", "forward", "nearest"])
-def test_bucket_ends_are_computed_once(spark, direction):
-    """The registration window and the chunks' carry read one plan of the bucket ends:
-    Spark reuses its exchange (shown without adaptive execution, which reuses it at run
-    time), instead of reading the right side once more."""
-    left, right = random_rows(seed=5, n_left=100, n_right=200)
-    ldf, rdf = _frames(spark, left, right, "int")
-    spec = _spec(ldf, rdf, direction=direction, tiebreak="tb")
-    layout = Layout(buckets=9, hot_keys=(("k0",),), span=(0.0, 59.0))
-    before = spark.conf.get("spark.sql.adaptive.enabled")
-    spark.conf.set("spark.sql.adaptive.enabled", "false")
-    try:
-        out = hot_split.plan_hot_broadcast(spec.left, spec.rights[0], spec, layout)
-        assert "ReusedExchange" in _plan_text(out)
-    finally:
-        spark.conf.set("spark.sql.adaptive.enabled", before)
-
-
 @pytest.mark.parametrize(("kind", "span"), [("timestamp", (20, 30)), ("double", (-5, 500)),
                                             ("date", (20, 30))])
 def test_spans_narrower_or_wider_than_the_times(spark, kind, span):
