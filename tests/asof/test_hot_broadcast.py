@@ -40,28 +40,6 @@ def test_hot_buckets_match_the_oracle(spark, direction, exact, tol, how, buckets
     _check(out, left, expected, how)
 
 
-@pytest.mark.parametrize("chunks", [1, 3, 64])
-@pytest.mark.parametrize(("direction", "exact"), [("backward", True), ("backward", False),
-                                                  ("forward", True), ("nearest", False)])
-def test_registration_chunks_carry_across_empty_chunks(spark, chunks, direction, exact):
-    """The registration window runs per chunk of a hot key's buckets (as many chunks as
-    shuffle partitions); a query whose chunk holds no non-empty bucket on its side takes
-    the nearest one of the other chunks. Few right rows leave whole chunks empty."""
-    left, right = random_rows(seed=53 + chunks, n_left=160, n_right=14, t_max=400)
-    ldf, rdf = _frames(spark, left, right, "int")
-    spec = _spec(ldf, rdf, direction=direction, allow_exact_matches=exact, tiebreak="tb")
-    layout = Layout(buckets=97, hot_keys=(("k0",), ("k2",)), span=(0.0, 399.0))
-    before = spark.conf.get("spark.sql.shuffle.partitions")
-    spark.conf.set("spark.sql.shuffle.partitions", str(chunks))
-    try:
-        out = hot_split.plan_hot_broadcast(spec.left, spec.rights[0], spec, layout)
-        expected = _oracle(left, right, "int", direction=direction, allow_exact_matches=exact,
-                           tiebreak=["tb"])
-        _check(out, left, expected, "left")
-    finally:
-        spark.conf.set("spark.sql.shuffle.partitions", before)
-
-
 @pytest.mark.parametrize(("kind", "span"), [("timestamp", (20, 30)), ("double", (-5, 500)),
                                             ("date", (20, 30))])
 def test_spans_narrower_or_wider_than_the_times(spark, kind, span):

@@ -13,10 +13,8 @@ for backward, at or after it for forward) takes its answer from the nearest earl
 (later) bucket that holds any: every right row there lies on its side, so that
 bucket's best row is the answer. Which left times need this, and which bucket, comes
 from the right keys and times alone: a hash aggregate of each bucket's smallest and
-greatest time, and a window over those bucket ends and the left times (left-sized),
-partitioned by runs of a hot key's buckets so that its left times spread over as many
-tasks as the session has shuffle partitions (a few rows per run carry the nearest
-non-empty bucket from one run to the next). Those left times are registered under the carry bucket as well, so one scan of the
+greatest time, and a window over those bucket ends and the left times (left-sized).
+Those left times are registered under the carry bucket as well, so one scan of the
 right side pairs every right row with the queries it may answer. Bucket numbers grow
 with time, so the result is exact for any bucket count.
 
@@ -31,12 +29,11 @@ when buckets hold many right rows. The winners are found as in ``broadcast``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import reduce
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from chronojoin.asof.buckets import Layout, TimeBuckets, default_count, is_hot, span_grid
+from chronojoin.asof.buckets import Layout, TimeBuckets, is_hot, span_grid
 from chronojoin.asof.frames import BUCKET, TIME, key_names, right_frame
 from chronojoin.asof.spec import AsofSpec, RightSpec
 from chronojoin.asof.strategies import broadcast
@@ -86,20 +83,12 @@ def _bucket_ends(right: RightSpec, spec: AsofSpec, slot: int, hot: HotBuckets,
                  keys: list[str]) -> DataFrame:
     """Each non-empty bucket of table ``slot``: its smallest and greatest time.
 
-    The smallest (``_LOW``) when the direction looks backward, the greatest (``_HIGH``)
-    when it looks forward. Only the right keys and times are read; a hash aggregate on one long with
-    fixed-width values. Both readers of it (the registration window and
-    :meth:`_Chunks.carry`) read every column it has, so that their plans of it are the
-    same and Spark runs it once.
+    Only the right keys and times are read; a hash aggregate on one long with
+    fixed-width values.
     """
     rf = right_frame(spec, right, slot).select(
         hot.column([F.col(k) for k in keys], F.col(TIME)).alias(BUCKET), TIME)
-    ends = []
-    if right.direction != "forward":
-        ends.append(F.min(TIME).alias(_LOW))
-    if right.direction != "backward":
-        ends.append(F.max(TIME).alias(_HIGH))
-    return rf.groupBy(BUCKET).agg(*ends)
+    return rf.groupBy(BUCKET).agg(F.min(TIME).alias(_LOW), F.max(TIME).alias(_HIGH))
 
 
 def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: int,
@@ -110,119 +99,40 @@ def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: i
     non-empty bucket when its own holds no right row on the side it needs.
     """
     ends = _bucket_ends(right, spec, slot, hot, keys)
-    chunks = _Chunks.of(hot, default_count(queries))
     rows = queries.select(*keys, BUCKET, TIME, F.lit(True).alias(_QUERY)).unionByName(
-        ends.withColumn(_QUERY, F.lit(False)), allowMissingColumns=True)
-    # One window over the queries and the bucket ends of each chunk of a hot key's
-    # buckets (a hot key's rows spread over many tasks), ordered by ``2 * bucket``, plus
-    # 1 for a query: a bucket's end row comes before its queries. A query at ``2b + 1``
-    # finds its own bucket's ends in the range ``[2b, 2b + 1]``, the chunk's earlier
-    # buckets' ends up to ``2b - 1``, and the chunk's nearest later non-empty bucket as
-    # the next end row (``lead`` skipping NULLs: a frame ending at UNBOUNDED FOLLOWING
-    # would be recomputed for every row, see
-    # :func:`~chronojoin.asof.buckets.later_buckets`). Beyond its chunk, a query takes
-    # the nearest non-empty bucket of the earlier (later) chunks (:meth:`_Chunks.carry`).
+        ends.select(BUCKET, _LOW, _HIGH, F.lit(False).alias(_QUERY)),
+        allowMissingColumns=True)
+    # One window operator (one sort) per hot key over the queries and the bucket ends,
+    # ordered by ``2 * bucket``, plus 1 for a query: a bucket's end row comes before
+    # its queries. A query at ``2b + 1`` finds its own bucket's ends in the range
+    # ``[2b, 2b + 1]``, the earlier buckets' ends up to ``2b - 1``, and the nearest
+    # later non-empty bucket as the next end row (``lead`` skipping NULLs: a frame
+    # ending at UNBOUNDED FOLLOWING would be recomputed for every row, see
+    # :func:`~chronojoin.asof.buckets.later_buckets`).
     rows = rows.withColumn(_ORDER, F.col(BUCKET) * 2 + F.col(_QUERY).cast("long"))
     rows = rows.withColumn(_NONEMPTY, F.when(~F.col(_QUERY), F.col(BUCKET)))
-    part = chunks.columns(F.col(BUCKET))
-    w = Window.partitionBy(*part).orderBy(_ORDER)
+    w = Window.partitionBy(hot.key_of(F.col(BUCKET))).orderBy(_ORDER)
     same = w.rangeBetween(-1, 0)
     t, low, high = F.col(TIME), F.min(_LOW).over(same), F.max(_HIGH).over(same)
     exact = right.allow_exact_matches
     back = right.direction != "forward"
     fwd = right.direction != "backward"
-    found = []
+    carries = []
     if back:
         # Nothing at or before the query in its own bucket (strict: before it).
         needs = low.isNull() | ((low > t) if exact else (low >= t))
         earlier = F.max(_NONEMPTY).over(w.rangeBetween(Window.unboundedPreceding, -2))
-        found += [needs.alias("__nb"), earlier.alias("__eb")]
+        carries.append(F.when(needs, earlier).alias("__cb"))
     if fwd:
         needs = high.isNull() | ((high < t) if exact else (high <= t))
         later = F.expr(f"lead({_NONEMPTY}, 1) IGNORE NULLS").over(w)
-        found += [needs.alias("__nf"), later.alias("__ef")]
+        carries.append(F.when(needs, later).alias("__cf"))
     # The windows see the bucket-end rows; only the queries are kept after them.
-    marked = rows.select(*keys, TIME, _QUERY, *[c.alias(n) for c, n in
-                                                zip(part, _Chunks.NAMES, strict=True)], *found)
-    carry = chunks.carry(ends)
-    marked = marked.where(F.col(_QUERY)).join(
-        F.broadcast(carry), on=_Chunks.same(marked, carry), how="left")
-    carries = []
-    if back:
-        carries.append(F.when(F.col("__nb"), F.coalesce("__eb", _Chunks.BEFORE)))
-    if fwd:
-        carries.append(F.when(F.col("__nf"), F.coalesce("__ef", _Chunks.AFTER)))
+    marked = rows.select(*keys, TIME, _QUERY, *carries).where(F.col(_QUERY)).drop(_QUERY)
     # Both carry buckets (``nearest``) from one pass over the window's output.
-    bucket = F.explode(F.array(*carries))
+    bucket = F.explode(F.array(*[F.col(c) for c in marked.columns[len(keys) + 1 :]]))
     carried = marked.select(*keys, TIME, bucket.alias(BUCKET)).where(F.col(BUCKET).isNotNull())
     return queries.unionByName(carried)
-
-
-@dataclass(frozen=True)
-class _Chunks:
-    """The registration window's partitions: runs of ``size`` buckets of one hot key.
-
-    ``count`` chunks per hot key (at most the session's shuffle partition count), so
-    that a hot key's queries and bucket ends spread over as many tasks.
-    """
-
-    hot: HotBuckets
-    size: int
-    count: int
-
-    #: The partition columns (hot key index, chunk), and a chunk's carried buckets.
-    NAMES = ("__hk", "__ck")
-    BEFORE, AFTER = "__pb", "__pa"
-
-    @classmethod
-    def of(cls, hot: HotBuckets, chunks: int) -> _Chunks:
-        size = max(1, -(-hot.grid.count // max(1, chunks)))
-        return cls(hot, size, -(-hot.grid.count // size))
-
-    def columns(self, bucket: Column) -> list[Column]:
-        """The hot key index and the chunk of a bucket from :meth:`HotBuckets.column`."""
-        key = self.hot.key_of(bucket)
-        within = bucket - key * F.lit(self.hot.grid.count)
-        return [key.cast("long"), F.floor(within / F.lit(self.size)).cast("long")]
-
-    def carry(self, ends: DataFrame) -> DataFrame:
-        """Per chunk of every hot key, the nearest non-empty buckets of the other chunks.
-
-        :attr:`BEFORE`: of the earlier chunks; :attr:`AFTER`: of the later ones (NULL
-        where none is). A few rows per hot key (one per chunk): the chunks' greatest and smallest
-        non-empty buckets, run through a window over all the chunks of a key.
-        """
-        k, c = self.NAMES
-        part = self.columns(F.col(BUCKET))
-        # Every row of ``ends`` is a non-empty bucket. Reading its ends too keeps this
-        # plan of ``ends`` the same as the window's (see :func:`_bucket_ends`).
-        known = [F.col(c).isNotNull() for c in ends.columns if c != BUCKET]
-        nonempty = F.when(reduce(lambda a, b: a | b, known), F.col(BUCKET))
-        spans = ends.groupBy(part[0].alias(k), part[1].alias(c)).agg(
-            F.max(nonempty).alias("__cmax"), F.min(nonempty).alias("__cmin"))
-        spark = ends.sparkSession
-        every = spark.range(len(self.hot.keys)).select(F.col("id").alias(k)).crossJoin(
-            spark.range(self.count).select(F.col("id").alias(c)))
-        by_key = Window.partitionBy(k)
-        before = by_key.orderBy(c).rowsBetween(Window.unboundedPreceding, -1)
-        after = by_key.orderBy(F.col(c).desc()).rowsBetween(Window.unboundedPreceding, -1)
-        spans = spans.select(F.col(k).alias("__sk"), F.col(c).alias("__sc"), "__cmax", "__cmin")
-        return every.join(spans, on=self.same(every, spans, "__sk", "__sc"), how="left").select(
-            F.col(k).alias("__ok"), F.col(c).alias("__oc"),
-            F.max("__cmax").over(before).alias(self.BEFORE),
-            F.min("__cmin").over(after).alias(self.AFTER))
-
-    @classmethod
-    def same(cls, left: DataFrame, right: DataFrame, *names: str) -> Column:
-        """The chunk columns of ``left`` equal ``right``'s (``names``, else ``__ok``, ``__oc``).
-
-        NULL-safe equality: a plain one would let Spark infer NOT NULL filters on the
-        chunk columns and push them down into :func:`_bucket_ends`, whose plan would
-        then differ from the window's and read the right side a second time.
-        """
-        theirs = names or ("__ok", "__oc")
-        pairs = zip(cls.NAMES, theirs, strict=True)
-        return reduce(lambda a, b: a & b, [left[m].eqNullSafe(right[n]) for m, n in pairs])
 
 
 def plan(
