@@ -158,10 +158,6 @@ class Runner:
                 self._round(p, rep)
         return [rec for p in prepared for rec in p.records]
 
-    def run_case(self, case: Case, family: str = "") -> list[dict[str, Any]]:
-        """Load, check and time one case."""
-        return self.run([case], family)
-
     def _prepare(self, case: Case, family: str) -> _Prepared:
         """Load a case's inputs and check its answers (a failed load is recorded)."""
         p = _Prepared(case, family, self.selected(case))
