@@ -153,8 +153,7 @@ class Runner:
         prepared = [self._prepare(case, family) for case in cases]
         ready = [p for p in prepared if p.loaded]
         for rep in range(self.repetitions):
-            shift = rep % max(len(ready), 1)
-            for p in ready[shift:] + ready[:shift]:
+            for p in _rotated(ready, rep):
                 self._round(p, rep)
         return [rec for p in prepared for rec in p.records]
 
@@ -176,8 +175,7 @@ class Runner:
 
     def _round(self, p: _Prepared, rep: int) -> None:
         """Time each method of a prepared case once, in round ``rep``'s rotated order."""
-        shift = rep % max(len(p.chosen), 1)
-        for m in p.chosen[shift:] + p.chosen[:shift]:
+        for m in _rotated(p.chosen, rep):
             if m.name in p.excluded:
                 self._show(f"{p.case.name} {m.name}: skipped")
                 continue
@@ -344,6 +342,12 @@ class Runner:
     def _show(self, label: str, advance: int = 1) -> None:
         if self.progress is not None:
             self.progress.step(label, advance)
+
+
+def _rotated(items: list[Any], rep: int) -> list[Any]:
+    """``items`` rotated left by ``rep``: round ``rep``'s order of cases or methods."""
+    shift = rep % max(len(items), 1)
+    return items[shift:] + items[:shift]
 
 
 def _reference(answers: Mapping[str, tuple[int, str | None]]) -> tuple[int, str | None] | None:
