@@ -25,7 +25,7 @@ from typing import Any
 import chronojoin as cj
 from chronojoin.asof.buckets import Layout
 from chronojoin.asof.spec import build_spec
-from chronojoin.asof.strategies import hot_split
+from chronojoin.asof.strategies import hot_broadcast, hot_split
 from chronojoin.errors import InvalidArgumentError
 from tests.asof.data import SPARK_TYPE, numeric, ordinal, random_rows, tolerance_for
 from tests.asof.test_conformance import _check, _frames
@@ -97,7 +97,7 @@ def asof_case(spark: Any, rng: random.Random) -> dict[str, Any]:
             buckets=rng.choice([1, 2, 7, 40, 500]),
             hot_keys=(("k0",),) if rng.random() < 0.8 else (("k0",), ("k1",)),
             span=(ordinal(lo, kind), ordinal(hi, kind)))
-        build = (hot_split.plan_hot_broadcast if opts["strategy"] == "hot_broadcast"
+        build = (hot_broadcast.plan if opts["strategy"] == "hot_broadcast"
                  else hot_split.plan)
         out = build(spec.left, spec.rights[0], spec, opts["layout"])
     else:

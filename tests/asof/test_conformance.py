@@ -293,13 +293,13 @@ def test_sort_merge_hot_key_buckets_match_the_oracle(spark, direction):
 def _carrying_plans(spark):
     """Every plan that carries rows between time buckets, looking both ways."""
     from chronojoin.asof.buckets import Layout
-    from chronojoin.asof.strategies import hot_split, sort_merge
+    from chronojoin.asof.strategies import hot_broadcast, sort_merge
 
     left, right = random_rows(seed=13, t_max=60)
     ldf, rdf = _frames(spark, left, right, "int")
     spec = _spec(ldf, rdf, direction="nearest", strategy="sort_merge", tiebreak="tb")
     hot = Layout(buckets=6, hot_keys=(("k0",),), span=(0.0, 59.0))
-    yield "hot_broadcast", hot_split.plan_hot_broadcast(spec.left, spec.rights[0], spec, hot)
+    yield "hot_broadcast", hot_broadcast.plan(spec.left, spec.rights[0], spec, hot)
     yield "sort_merge hot key", sort_merge.plan(spec.left, spec.rights[0], spec, hot)
     for strategy in ("union", "sort_merge"):
         yield strategy, cj.asof_join(ldf, rdf, on="t", by="k", direction="nearest",

@@ -16,7 +16,7 @@ import pytest
 
 import chronojoin as cj
 from chronojoin.asof.buckets import Layout
-from chronojoin.asof.strategies import hot_split
+from chronojoin.asof.strategies import hot_broadcast
 from tests.asof.data import ordinal, random_rows, tolerance_for
 from tests.asof.test_auto_layout import _plan_text, _sorted
 from tests.asof.test_conformance import _check, _frames, _oracle, _spec
@@ -34,7 +34,7 @@ def test_hot_buckets_match_the_oracle(spark, direction, exact, tol, how, buckets
     spec = _spec(ldf, rdf, direction=direction, allow_exact_matches=exact,
                  tolerance=tolerance_for(tol, "int"), how=how, tiebreak="tb")
     layout = Layout(buckets=buckets, hot_keys=(("k0",),), span=(0.0, 79.0))
-    out = hot_split.plan_hot_broadcast(spec.left, spec.rights[0], spec, layout)
+    out = hot_broadcast.plan(spec.left, spec.rights[0], spec, layout)
     expected = _oracle(left, right, "int", direction=direction, allow_exact_matches=exact,
                        tolerance=tol, tiebreak=["tb"])
     _check(out, left, expected, how)
@@ -49,7 +49,7 @@ def test_spans_narrower_or_wider_than_the_times(spark, kind, span):
     spec = _spec(ldf, rdf, direction="nearest", tiebreak="tb")
     layout = Layout(buckets=9, hot_keys=(("k0",),),
                     span=(ordinal(span[0], kind), ordinal(span[1], kind)))
-    out = hot_split.plan_hot_broadcast(spec.left, spec.rights[0], spec, layout)
+    out = hot_broadcast.plan(spec.left, spec.rights[0], spec, layout)
     expected = _oracle(left, right, kind, direction="nearest", tiebreak=["tb"])
     _check(out, left, expected, "left")
 
@@ -61,9 +61,48 @@ def test_several_hot_keys_one_missing_from_the_left(spark):
     ldf, rdf = _frames(spark, left, right, "int")
     spec = _spec(ldf, rdf, direction="forward", tiebreak="tb", tolerance=10)
     layout = Layout(buckets=11, hot_keys=(("k0",), ("k1",), ("k3",)), span=(0.0, 49.0))
-    out = hot_split.plan_hot_broadcast(spec.left, spec.rights[0], spec, layout)
+    out = hot_broadcast.plan(spec.left, spec.rights[0], spec, layout)
     expected = _oracle(left, right, "int", direction="forward", tiebreak=["tb"], tolerance=10)
     _check(out, left, expected, "left")
+
+
+def test_colliding_cold_keys_are_told_apart(spark):
+    """Every other key under one join value: the keys checked on each pair keep it exact."""
+    from pyspark.sql import functions as F
+
+    left, right = random_rows(seed=79, n_left=200, n_right=400, n_keys=9, t_max=50)
+    ldf, rdf = _frames(spark, left, right, "int")
+    spec = _spec(ldf, rdf, direction="nearest", tiebreak="tb", tolerance=8)
+    layout = Layout(buckets=7, hot_keys=(("k0",),), span=(0.0, 49.0))
+    out = hot_broadcast.plan_many(spec.left, list(spec.rights), spec, layout,
+                                  cold=lambda keys: F.lit(-7).cast("long"))
+    expected = _oracle(left, right, "int", direction="nearest", tiebreak=["tb"], tolerance=8)
+    _check(out, left, expected, "left")
+
+
+@pytest.mark.parametrize(("left_type", "right_type", "hashed"), [
+    ("string", "string", True), ("int", "bigint", False), ("double", "double", False)])
+def test_one_broadcast_for_every_key(spark, left_type, right_type, hashed):
+    """One hash join on one long per right table, the keys checked on each pair; keys
+    whose equal values may hash apart (other types, floating point) join as well."""
+    from pyspark.sql import functions as F
+
+    left, right = random_rows(seed=83, n_left=160, n_right=320, n_keys=6, t_max=40)
+    ldf, rdf = _frames(spark, left, right, "int")
+    number = F.regexp_extract("k", r"(\d+)", 1)
+    ldf = ldf.withColumn("k", F.when(F.col("k").isNotNull(), number).cast(left_type))
+    rdf = rdf.withColumn("k", F.when(F.col("k").isNotNull(), number).cast(right_type))
+    renamed = [dict(r, k=None if r["k"] is None else r["k"][1:]) for r in left]
+    spec = _spec(ldf, rdf, direction="backward", tiebreak="tb")
+    hot = "0" if left_type == "string" else 0
+    layout = Layout(buckets=5, hot_keys=((hot,),), span=(0.0, 39.0))
+    out = hot_broadcast.plan(spec.left, spec.rights[0], spec, layout)
+    expected = _oracle(left, right, "int", direction="backward", tiebreak=["tb"])
+    _check(out, renamed, expected, "left")
+    text = _plan_text(out)
+    assert text.count("BroadcastHashJoin") == 1
+    joins = [line for line in text.splitlines() if "BroadcastHashJoin" in line]
+    assert ("coalesce((__k0" in joins[0]) == hashed
 
 
 @pytest.mark.parametrize("how", ["left", "inner"])
@@ -78,7 +117,7 @@ def test_hot_buckets_of_several_right_tables_match_chained_joins(spark, how):
     ]
     spec = _spec(ldf, specs, how=how)
     layout = Layout(buckets=6, hot_keys=(("k0",),), span=(0.0, 39.0))
-    out = hot_split.plan_many_hot_broadcast(spec.left, list(spec.rights), spec, layout)
+    out = hot_broadcast.plan_many(spec.left, list(spec.rights), spec, layout)
     chained = ldf
     for s in specs:
         chained = cj.asof_join(chained, [s], on="t", by="k", how=how, strategy="union")

@@ -12,7 +12,7 @@ from chronojoin.asof.strategies import (
     AUTO_ONLY,
     STRATEGIES,
     broadcast,
-    hot_split,
+    hot_broadcast,
     native,
     union,
 )
@@ -145,8 +145,7 @@ def asof_join(
         if one == "broadcast":
             return broadcast.plan_many(spec.left, list(spec.rights), spec)
         if one == "hot_broadcast":
-            return hot_split.plan_many_hot_broadcast(spec.left, list(spec.rights), spec,
-                                                     layout)
+            return hot_broadcast.plan_many(spec.left, list(spec.rights), spec, layout)
         return union.plan_many(spec.left, list(spec.rights), spec, layout)
     result: DataFrame = spec.left
     for item in spec.rights:

@@ -16,10 +16,9 @@
   counts come from that same job, and a second job (:func:`bucketed_hot_layout`,
   over the heavy keys' rows only) counts the left rows of their time buckets. When
   the other keys pass the ``broadcast`` rule and the heavy keys' left times spread
-  over their buckets, ``hot_broadcast``: the other keys through ``broadcast``, the
-  heavy keys' rows through a broadcast whose buckets join the keys (a left time with
-  nothing in its own bucket also meets the nearest non-empty one; the right side is
-  never shuffled).
+  over their buckets, ``hot_broadcast``: one broadcast for every key, in which the
+  heavy keys' time buckets join their rows (a left time with nothing in its own bucket
+  also meets the nearest non-empty one; the right side is never shuffled).
 * Otherwise a seeded 1% sample of the right keys
   (:func:`~chronojoin._plan.stats.sampled_hot_spans`): a key holding more than
   :data:`HOT_SHARE` of it would put a whole timeline on one task, so those keys are

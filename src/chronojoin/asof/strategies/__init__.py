@@ -12,6 +12,7 @@ from chronojoin.asof.spec import AsofSpec, RightSpec
 from chronojoin.asof.strategies import (
     broadcast,
     exploding,
+    hot_broadcast,
     hot_split,
     native,
     sort_merge,
@@ -33,5 +34,5 @@ STRATEGIES: dict[str, Plan] = {
 AUTO_ONLY: dict[str, Plan] = {
     "exploding_hash": functools.partial(exploding.plan, hash_join=True),
     "hot_split": hot_split.plan,
-    "hot_broadcast": hot_split.plan_hot_broadcast,
+    "hot_broadcast": hot_broadcast.plan,
 }

@@ -28,6 +28,8 @@ nothing extra: right rows stay in their own tasks.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import reduce
+from typing import Literal
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -54,6 +56,11 @@ from chronojoin.asof.frames import (
 )
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
+#: How :func:`pairs` keeps the keys' equality when a bucket is the join key:
+#: ``"bucket"``, the bucket names the key; ``"checked"``, a bucket may hold several
+#: keys, which each found pair is checked for; ``"equal"``, the keys join with it.
+KeyMatch = Literal["bucket", "checked", "equal"]
+
 
 def _rt(slot: int) -> str:
     return f"__rt{slot}"
@@ -76,33 +83,42 @@ def _order(rt: Column, right: RightSpec, forward: bool, slot: int) -> Column:
 
 
 def pairs(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: int,
-          bucket: Callable[[list[Column], Column], Column] | None = None) -> DataFrame:
+          bucket: Callable[[list[Column], Column], Column] | None = None,
+          keys: KeyMatch = "bucket") -> DataFrame:
     """Each right row of table ``slot`` paired with the broadcast left times it may match.
 
-    ``bucket(keys, time)``, when given, replaces the keys' equality: the bucket a right
-    row falls in must be the query's ``__b``, a long that names the key as well (for
-    :mod:`hot_broadcast`'s time buckets). One long is the join key Spark's broadcast
-    hash join looks up fastest.
+    ``bucket(keys, time)``, when given, is the join key: the bucket a right row falls
+    in must be the query's ``__b`` (for :mod:`hot_broadcast`'s time buckets). One long
+    is the join key Spark's broadcast hash join looks up fastest. ``keys`` says how
+    the keys' equality is then kept (see :data:`KeyMatch`).
     """
-    keys = key_names(len(right.keys.left))
+    names = key_names(len(right.keys.left))
     rf = right_frame(spec, right, slot).select(
-        *[F.col(k).alias(f"__r{k}") for k in keys],
+        *[F.col(k).alias(f"__r{k}") for k in names],
         F.col(TIME).alias(_rt(slot)),
         *tiebreak_names(len(right.tiebreak), slot),
         F.col(slot_name(RIGHT_STRUCT, slot)),
     )
-    equal = keys
+    equal = names
+    checked = None
     if bucket is not None:
         rf = rf.withColumn(f"__r{BUCKET}",
-                           bucket([F.col(f"__r{k}") for k in keys], F.col(_rt(slot))))
-        equal = [BUCKET]
+                           bucket([F.col(f"__r{k}") for k in names], F.col(_rt(slot))))
+        equal = [*names, BUCKET] if keys == "equal" else [BUCKET]
+        if keys == "checked":
+            # Not an equality at the top of the condition, so Spark keeps it out of the
+            # hash key and tests it on each row the lookup finds (NULL keys never meet).
+            checked = reduce(lambda a, b: a & b, [
+                F.coalesce(queries[k] == rf[f"__r{k}"], F.lit(False)) for k in names])
     cond = keys_equal(queries, rf, equal)
+    if checked is not None:
+        cond = checked if cond is None else cond & checked
     time_cond = time_condition(right, F.col(TIME), F.col(_rt(slot)))
     if time_cond is not None:
         cond = time_cond if cond is None else cond & time_cond
     found = rf.join(F.broadcast(queries), on=cond if cond is not None else F.lit(True))
     return found.select(
-        *keys,
+        *names,
         TIME,
         _rt(slot),
         *tiebreak_names(len(right.tiebreak), slot),

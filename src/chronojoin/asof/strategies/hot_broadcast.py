@@ -1,40 +1,51 @@
-"""``hot_broadcast``: hot keys' timelines cut into time buckets, joined in a broadcast.
+"""``hot_broadcast``: hot keys' timelines cut into time buckets, every key in one broadcast.
 
 A key with many left rows would pair each of its right rows with all of them in
 :mod:`~chronojoin.asof.strategies.broadcast`. Here the hot keys' timelines (the
 ``hot_keys`` of a :class:`~chronojoin.asof.buckets.Layout`, which ``auto`` gives when
 their left times spread over the buckets) are cut into ``layout.buckets`` equal-width
-time buckets, and the bucket is the join key: one long that names the hot key too
-(the rows of other keys never come here), the key Spark's broadcast hash join looks
-up fastest. A right row meets only the left times of its own bucket.
+time buckets, and the bucket is the join key: one long that names the hot key too,
+the key Spark's broadcast hash join looks up fastest. A right row meets only the left
+times of its own bucket.
+
+Every other key joins in the same broadcast under a join value of its own: its keys'
+64-bit hash with the sign bit set (hot buckets are never negative), the keys checked
+on each pair a lookup finds, so two keys that share a hash never meet. Keys whose
+equal values may hash apart (floating point, or types that differ between the sides)
+join on the keys and a constant value instead. So the right side is read once for all
+keys, and one aggregate and one join back serve them all.
 
 A left time whose own bucket holds no right row on its side (none at or before it
 for backward, at or after it for forward) takes its answer from the nearest earlier
 (later) bucket that holds any: every right row there lies on its side, so that
 bucket's best row is the answer. Which left times need this, and which bucket, comes
-from the right keys and times alone: a hash aggregate of each bucket's smallest and
-greatest time, and a window over those bucket ends and the left times (left-sized).
-Those left times are registered under the carry bucket as well, so one scan of the
-right side pairs every right row with the queries it may answer. Bucket numbers grow
-with time, so the result is exact for any bucket count.
+from the hot keys' right keys and times alone: a hash aggregate of each bucket's
+smallest and greatest time, and a window over those bucket ends and the hot left
+times (left-sized, one task per hot key). Those left times are registered under the
+carry bucket as well, so one scan of the right side pairs every right row with the
+queries it may answer. Bucket numbers grow with time, so the result is exact for any
+bucket count.
 
-Cost: per right table, one scan of its keys and times (a hash aggregate, no shuffle
-of the rows) and one scan of every column in which a right row meets about half of
-its bucket's left times (with about one per bucket); the carried queries are few
-when buckets hold many right rows. The winners are found as in ``broadcast``.
-``auto`` runs it for the hot keys' rows only
-(:mod:`~chronojoin.asof.strategies.hot_split`), the other keys through ``broadcast``.
+Cost: per right table, one scan of the hot keys' keys and times (a hash aggregate, no
+shuffle of the rows) and one scan of every column in which a right row meets about
+half of its bucket's (or its key's) left times, the hot keys' left times with about
+one per bucket; the carried queries are few when buckets hold many right rows. The
+winners are found as in ``broadcast``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
+from chronojoin._validate.columns import col
 from chronojoin.asof.buckets import Layout, TimeBuckets, is_hot, span_grid
-from chronojoin.asof.frames import BUCKET, TIME, key_names, right_frame
+from chronojoin.asof.frames import BUCKET, TIME, key_names, left_frame, right_frame
 from chronojoin.asof.spec import AsofSpec, RightSpec
 from chronojoin.asof.strategies import broadcast
 
@@ -135,6 +146,32 @@ def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: i
     return queries.unionByName(carried)
 
 
+#: Key types whose equal values have equal hashes (so a cold key's join value may be
+#: its keys' hash): not floating point (``0.0 = -0.0``) nor nested values holding it.
+_HASHABLE = (T.BooleanType, T.ByteType, T.ShortType, T.IntegerType, T.LongType,
+             T.DecimalType, T.StringType, T.BinaryType, T.DateType, T.TimestampType,
+             T.TimestampNTZType)
+#: The sign bit of a long: set on every cold key's join value, never on a hot bucket's.
+_COLD = -(2**63)
+
+
+def cold_value(keys: list[Column]) -> Column:
+    """A cold key's join value: its keys' 64-bit hash, negative (hot buckets are not).
+
+    Two keys may share one; :func:`~chronojoin.asof.strategies.broadcast.pairs` checks
+    the keys of every pair it finds.
+    """
+    return F.xxhash64(*keys).bitwiseOR(F.lit(_COLD))
+
+
+def _hashable(left: DataFrame, rights: list[DataFrame], keys: list[str]) -> bool:
+    """Whether every key has one type on every side, and equal values hash alike."""
+    types = [{f.name: f.dataType for f in df.select(*keys).schema.fields}
+             for df in [left, *rights]]
+    return all(isinstance(types[0][k], _HASHABLE) and all(t[k] == types[0][k] for t in types)
+               for k in keys)
+
+
 def plan(
     left: DataFrame, right: RightSpec, spec: AsofSpec, layout: Layout | None = None
 ) -> DataFrame:
@@ -143,18 +180,32 @@ def plan(
 
 
 def plan_many(
-    left: DataFrame, rights: list[RightSpec], spec: AsofSpec, layout: Layout | None = None
+    left: DataFrame, rights: list[RightSpec], spec: AsofSpec, layout: Layout | None = None,
+    cold: Callable[[list[Column]], Column] = cold_value,
 ) -> DataFrame:
-    """Build one plan for every right table (all share the left keys)."""
+    """Build one plan for every right table (all share the left keys).
+
+    ``cold(keys)`` gives the other keys' join value (a test makes them all collide).
+    """
     hot = hot_buckets(layout)
     if hot is None or not rights[0].keys:
         msg = "hot_broadcast needs keys and a layout with hot keys and their time span"
         raise ValueError(msg)
     keys = key_names(len(rights[0].keys.left))
+    hashed = _hashable(left_frame(left, spec, rights[0]),
+                       [right_frame(spec, r, slot) for slot, r in enumerate(rights)], keys)
+    other = cold if hashed else (lambda _: F.lit(-1).cast("long"))
+
+    def join_value(ks: list[Column], t: Column) -> Column:
+        return F.coalesce(hot.column(ks, t), other(ks))
 
     def pairs_of(queries: DataFrame, right: RightSpec, slot: int) -> DataFrame:
-        bucketed = queries.withColumn(BUCKET, hot.column([F.col(k) for k in keys], F.col(TIME)))
-        regs = _registrations(bucketed, right, spec, slot, hot, keys)
-        return broadcast.pairs(regs, right, spec, slot, bucket=hot.column)
+        valued = queries.withColumn(BUCKET, join_value([F.col(k) for k in keys], F.col(TIME)))
+        is_hot_query = F.col(BUCKET) >= 0
+        hot_right = dataclasses.replace(
+            right, df=right.df.where(is_hot([col(k) for k in right.keys.right], hot.keys)))
+        regs = _registrations(valued.where(is_hot_query), hot_right, spec, slot, hot, keys)
+        return broadcast.pairs(valued.where(~is_hot_query).unionByName(regs), right, spec,
+                               slot, bucket=join_value, keys="checked" if hashed else "equal")
 
     return broadcast.plan_with(left, rights, spec, pairs_of)
