@@ -147,10 +147,10 @@ def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: i
 
 
 #: Key types whose equal values have equal hashes (so a cold key's join value may be
-#: its keys' hash): not floating point (``0.0 = -0.0``) nor nested values holding it.
+#: its keys' hash): not floating point (``0.0 = -0.0``), strings under a collation
+#: other than the binary one (``'a' = 'A'`` in ``UTF8_LCASE``), nor nested values.
 _HASHABLE = (T.BooleanType, T.ByteType, T.ShortType, T.IntegerType, T.LongType,
-             T.DecimalType, T.StringType, T.BinaryType, T.DateType, T.TimestampType,
-             T.TimestampNTZType)
+             T.DecimalType, T.BinaryType, T.DateType, T.TimestampType, T.TimestampNTZType)
 #: The sign bit of a long: set on every cold key's join value, never on a hot bucket's.
 _COLD = -(2**63)
 
@@ -168,7 +168,10 @@ def _hashable(left: DataFrame, rights: list[DataFrame], keys: list[str]) -> bool
     """Whether every key has one type on every side, and equal values hash alike."""
     types = [{f.name: f.dataType for f in df.select(*keys).schema.fields}
              for df in [left, *rights]]
-    return all(isinstance(types[0][k], _HASHABLE) and all(t[k] == types[0][k] for t in types)
+    def hashable(dt: T.DataType) -> bool:
+        return isinstance(dt, _HASHABLE) or dt == T.StringType()
+
+    return all(hashable(types[0][k]) and all(t[k] == types[0][k] for t in types)
                for k in keys)
 
 
