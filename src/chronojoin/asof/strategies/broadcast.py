@@ -28,7 +28,6 @@ nothing extra: right rows stay in their own tasks.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import reduce
 from typing import Literal
 
 from pyspark.sql import Column, DataFrame
@@ -100,19 +99,17 @@ def pairs(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: int,
         F.col(slot_name(RIGHT_STRUCT, slot)),
     )
     equal = names
-    checked = None
     if bucket is not None:
         rf = rf.withColumn(f"__r{BUCKET}",
                            bucket([F.col(f"__r{k}") for k in names], F.col(_rt(slot))))
         equal = [*names, BUCKET] if keys == "equal" else [BUCKET]
-        if keys == "checked":
-            # Not an equality at the top of the condition, so Spark keeps it out of the
-            # hash key and tests it on each row the lookup finds (NULL keys never meet).
-            checked = reduce(lambda a, b: a & b, [
-                F.coalesce(queries[k] == rf[f"__r{k}"], F.lit(False)) for k in names])
     cond = keys_equal(queries, rf, equal)
-    if checked is not None:
-        cond = checked if cond is None else cond & checked
+    if bucket is not None and keys == "checked":
+        # Not an equality at the top of the condition, so Spark keeps it out of the
+        # hash key and tests it on each row the lookup finds (NULL keys never meet).
+        for k in names:
+            check = F.coalesce(queries[k] == rf[f"__r{k}"], F.lit(False))
+            cond = check if cond is None else cond & check
     time_cond = time_condition(right, F.col(TIME), F.col(_rt(slot)))
     if time_cond is not None:
         cond = time_cond if cond is None else cond & time_cond

@@ -45,7 +45,7 @@ from pyspark.sql import types as T
 
 from chronojoin._validate.columns import col
 from chronojoin.asof.buckets import Layout, TimeBuckets, is_hot, span_grid
-from chronojoin.asof.frames import BUCKET, TIME, key_names, left_frame, right_frame
+from chronojoin.asof.frames import BUCKET, TIME, key_names, right_frame
 from chronojoin.asof.spec import AsofSpec, RightSpec
 from chronojoin.asof.strategies import broadcast
 
@@ -164,15 +164,21 @@ def cold_value(keys: list[Column]) -> Column:
     return F.xxhash64(*keys).bitwiseOR(F.lit(_COLD))
 
 
-def _hashable(left: DataFrame, rights: list[DataFrame], keys: list[str]) -> bool:
-    """Whether every key has one type on every side, and equal values hash alike."""
-    types = [{f.name: f.dataType for f in df.select(*keys).schema.fields}
-             for df in [left, *rights]]
+def _hashable(left: DataFrame, rights: list[RightSpec]) -> bool:
+    """Whether every key has one type on every side, one whose equal values hash alike.
+
+    Read from the inputs' schemas (the keys are top-level columns).
+    """
+    def types(df: DataFrame, names: tuple[str, ...]) -> list[T.DataType]:
+        fields = {f.name: f.dataType for f in df.schema.fields}
+        return [fields[n] for n in names]
+
     def hashable(dt: T.DataType) -> bool:
         return isinstance(dt, _HASHABLE) or dt == T.StringType()
 
-    return all(hashable(types[0][k]) and all(t[k] == types[0][k] for t in types)
-               for k in keys)
+    sides = [types(left, rights[0].keys.left), *[types(r.df, r.keys.right) for r in rights]]
+    return all(hashable(column[0]) and all(dt == column[0] for dt in column)
+               for column in zip(*sides, strict=True))
 
 
 def plan(
@@ -195,8 +201,7 @@ def plan_many(
         msg = "hot_broadcast needs keys and a layout with hot keys and their time span"
         raise ValueError(msg)
     keys = key_names(len(rights[0].keys.left))
-    hashed = _hashable(left_frame(left, spec, rights[0]),
-                       [right_frame(spec, r, slot) for slot, r in enumerate(rights)], keys)
+    hashed = _hashable(left, rights)
     other = cold if hashed else (lambda _: F.lit(-1).cast("long"))
 
     def join_value(ks: list[Column], t: Column) -> Column:
