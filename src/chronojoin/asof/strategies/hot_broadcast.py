@@ -21,7 +21,8 @@ for backward, at or after it for forward) takes its answer from the nearest earl
 bucket's best row is the answer. Which left times need this, and which bucket, comes
 from the hot keys' right keys and times alone: a hash aggregate of each bucket's
 smallest and greatest time, and a window over those bucket ends and the hot left
-times (left-sized, one task per hot key). Those left times are registered under the
+times (one task per hot key, bounded: its left rows are part of the broadcast, and it
+has no more buckets than the broadcast may hold rows). Those left times are registered under the
 carry bucket as well, so one scan of the right side pairs every right row with the
 queries it may answer. Bucket numbers grow with time, so the result is exact for any
 bucket count.
