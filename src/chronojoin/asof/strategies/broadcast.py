@@ -56,9 +56,9 @@ from chronojoin.asof.frames import (
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
 #: How :func:`pairs` keeps the keys' equality when a bucket is the join key:
-#: ``"bucket"``, the bucket names the key; ``"checked"``, a bucket may hold several
-#: keys, which each found pair is checked for; ``"equal"``, the keys join with it.
-KeyMatch = Literal["bucket", "checked", "equal"]
+#: ``"checked"``, a bucket may hold several keys, which each found pair is checked
+#: for; ``"equal"``, the keys join with it.
+KeyMatch = Literal["checked", "equal"]
 
 
 def _rt(slot: int) -> str:
@@ -83,7 +83,7 @@ def _order(rt: Column, right: RightSpec, forward: bool, slot: int) -> Column:
 
 def pairs(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: int,
           bucket: Callable[[list[Column], Column], Column] | None = None,
-          keys: KeyMatch = "bucket") -> DataFrame:
+          keys: KeyMatch = "checked") -> DataFrame:
     """Each right row of table ``slot`` paired with the broadcast left times it may match.
 
     ``bucket(keys, time)``, when given, is the join key: the bucket a right row falls

@@ -22,10 +22,10 @@ bucket's best row is the answer. Which left times need this, and which bucket, c
 from the hot keys' right keys and times alone: a hash aggregate of each bucket's
 smallest and greatest time, and a window over those bucket ends and the hot left
 times (one task per hot key, bounded: its left rows are part of the broadcast, and it
-has no more buckets than the broadcast may hold rows). Those left times are registered under the
-carry bucket as well, so one scan of the right side pairs every right row with the
-queries it may answer. Bucket numbers grow with time, so the result is exact for any
-bucket count.
+has no more buckets than the broadcast may hold rows). Those left times are registered
+under the carry bucket as well, so one scan of the right side pairs every right row
+with the queries it may answer. Bucket numbers grow with time, so the result is exact
+for any bucket count.
 
 Cost: per right table, one scan of the hot keys' keys and times (a hash aggregate, no
 shuffle of the rows) and one scan of every column in which a right row meets about
@@ -63,8 +63,8 @@ class HotBuckets:
 
         The ``i``-th hot key's buckets are ``i * count`` to ``i * count + count - 1``
         (grid bucket ``b`` is ``i * count + b``), so equal buckets mean equal keys and
-        bucket numbers grow with time within a key. NULL for any other key: only the
-        hot keys' rows come here (:mod:`~chronojoin.asof.strategies.hot_split`).
+        bucket numbers grow with time within a key. NULL for any other key, which
+        :func:`plan_many` gives a join value of its own.
         """
         index: Column | None = None
         for i, values in enumerate(self.keys):
