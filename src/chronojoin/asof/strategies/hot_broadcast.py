@@ -93,14 +93,20 @@ _ORDER, _NONEMPTY = "__o", "__ne"
 
 def _bucket_ends(right: RightSpec, spec: AsofSpec, slot: int, hot: HotBuckets,
                  keys: list[str]) -> DataFrame:
-    """Each non-empty bucket of table ``slot``: its smallest and greatest time.
+    """Each non-empty bucket of table ``slot``: its smallest or greatest time, or both.
 
     Only the right keys and times are read; a hash aggregate on one long with
-    fixed-width values.
+    fixed-width values, of the ends the direction needs (backward: the smallest time,
+    forward: the greatest).
     """
     rf = right_frame(spec, right, slot).select(
         hot.column([F.col(k) for k in keys], F.col(TIME)).alias(BUCKET), TIME)
-    return rf.groupBy(BUCKET).agg(F.min(TIME).alias(_LOW), F.max(TIME).alias(_HIGH))
+    ends = []
+    if right.direction != "forward":
+        ends.append(F.min(TIME).alias(_LOW))
+    if right.direction != "backward":
+        ends.append(F.max(TIME).alias(_HIGH))
+    return rf.groupBy(BUCKET).agg(*ends)
 
 
 def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: int,
@@ -112,8 +118,7 @@ def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: i
     """
     ends = _bucket_ends(right, spec, slot, hot, keys)
     rows = queries.select(*keys, BUCKET, TIME, F.lit(True).alias(_QUERY)).unionByName(
-        ends.select(BUCKET, _LOW, _HIGH, F.lit(False).alias(_QUERY)),
-        allowMissingColumns=True)
+        ends.withColumn(_QUERY, F.lit(False)), allowMissingColumns=True)
     # One window operator (one sort) per hot key over the queries and the bucket ends,
     # ordered by ``2 * bucket``, plus 1 for a query: a bucket's end row comes before
     # its queries. A query at ``2b + 1`` finds its own bucket's ends in the range
@@ -125,17 +130,19 @@ def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: i
     rows = rows.withColumn(_NONEMPTY, F.when(~F.col(_QUERY), F.col(BUCKET)))
     w = Window.partitionBy(hot.key_of(F.col(BUCKET))).orderBy(_ORDER)
     same = w.rangeBetween(-1, 0)
-    t, low, high = F.col(TIME), F.min(_LOW).over(same), F.max(_HIGH).over(same)
+    t = F.col(TIME)
     exact = right.allow_exact_matches
     back = right.direction != "forward"
     fwd = right.direction != "backward"
     carries = []
     if back:
+        low = F.min(_LOW).over(same)
         # Nothing at or before the query in its own bucket (strict: before it).
         needs = low.isNull() | ((low > t) if exact else (low >= t))
         earlier = F.max(_NONEMPTY).over(w.rangeBetween(Window.unboundedPreceding, -2))
         carries.append(F.when(needs, earlier).alias("__cb"))
     if fwd:
+        high = F.max(_HIGH).over(same)
         needs = high.isNull() | ((high < t) if exact else (high <= t))
         later = F.expr(f"lead({_NONEMPTY}, 1) IGNORE NULLS").over(w)
         carries.append(F.when(needs, later).alias("__cf"))
