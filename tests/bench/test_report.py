@@ -95,3 +95,18 @@ def test_unavailable_values_and_errors(tmp_path):
         load([str(tmp_path / "missing")])
     with open(FIXTURE, encoding="utf-8") as fh:
         assert json.loads(fh.readline())["kind"] == "environment"
+
+
+def test_environment_table_marks_a_modified_tree():
+    import pandas as pd
+
+    from chronojoin.report.tables import environment_table
+
+    envs = pd.DataFrame([
+        {"master": "local[2]", "executors": 2,
+         "environment": {"git_commit": "0123456789abcdef", "git_modified": flag}}
+        for flag in (False, True, None)
+    ])
+    table = environment_table(envs)
+    assert table.count("0123456789 (modified)") == 1
+    assert table.count("0123456789") == 3

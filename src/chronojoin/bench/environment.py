@@ -21,7 +21,10 @@ _PACKAGES = ("chronojoin", "pyspark", "pandas", "pyarrow", "numpy", "duckdb", "d
 
 
 def environment(spark: SparkSession | None, **extra: Any) -> dict[str, Any]:
-    """Versions, master, cores, memory, Spark confs and the git commit, as a dict."""
+    """Versions, master, cores, memory, Spark confs and the git commit, as a dict.
+
+    ``git_modified`` says whether tracked files had uncommitted changes.
+    """
     env: dict[str, Any] = {
         "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "python": sys.version.split()[0],
@@ -32,6 +35,7 @@ def environment(spark: SparkSession | None, **extra: Any) -> dict[str, Any]:
         "java": _java_version(),
         "packages": {name: _version(name) for name in _PACKAGES},
         "git_commit": git_commit(),
+        "git_modified": git_modified(),
     }
     if spark is not None:
         confs = spark_confs(spark)
@@ -70,6 +74,21 @@ def git_commit() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def git_modified() -> bool | None:
+    """Whether tracked files differ from ``HEAD`` (the run did not time the commit).
+
+    ``None`` outside a git working tree.
+    """
+    try:
+        out = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+            text=True, timeout=5, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return bool(out.stdout.strip()) if out.returncode == 0 else None
 
 
 def _version(name: str) -> str | None:

@@ -145,10 +145,16 @@ def environment_table(envs: pd.DataFrame) -> str:
         rows.append([
             e.get("master"), e.get("executors"), env.get("spark_version"),
             pk.get("chronojoin"), env.get("python"), env.get("java"), env.get("cpu_count"),
-            fmt_bytes(env.get("memory_bytes")), (env.get("git_commit") or "n/a")[:10], conf_text,
+            fmt_bytes(env.get("memory_bytes")), _commit(env), conf_text,
         ])
     header = [
         "master", "executors", "Spark", "chronojoin", "Python", "Java", "CPUs", "memory",
         "commit", "Spark confs",
     ]
     return markdown(header, rows)
+
+
+def _commit(env: dict[str, Any]) -> str:
+    """The run's commit, shortened, marked when tracked files had uncommitted changes."""
+    commit = (env.get("git_commit") or "n/a")[:10]
+    return f"{commit} (modified)" if env.get("git_modified") else commit
