@@ -18,6 +18,10 @@ def _git(path, *args):
 
 def test_commit_and_modified_follow_the_working_tree(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    # git must not find a repository above the temporary directory.
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        monkeypatch.delenv(name, raising=False)
     assert git_commit() is None and git_modified() is None  # not a repository
     _git(tmp_path, "init", "-q")
     tracked = tmp_path / "tracked.txt"

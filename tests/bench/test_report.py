@@ -7,10 +7,16 @@ import math
 import os
 import shutil
 
+import pandas as pd
 import pytest
 
 from chronojoin.report import load, summarise, write_report
-from chronojoin.report.tables import fmt_bytes, growth_table, speedup_table
+from chronojoin.report.tables import (
+    environment_table,
+    fmt_bytes,
+    growth_table,
+    speedup_table,
+)
 
 pytest.importorskip("matplotlib")
 
@@ -98,10 +104,6 @@ def test_unavailable_values_and_errors(tmp_path):
 
 
 def test_environment_table_marks_a_modified_tree():
-    import pandas as pd
-
-    from chronojoin.report.tables import environment_table
-
     envs = pd.DataFrame([
         {"master": "local[2]", "executors": 2,
          "environment": {"git_commit": "0123456789abcdef", "git_modified": flag}}
