@@ -67,13 +67,8 @@ def spark_confs(spark: SparkSession) -> dict[str, str]:
 
 def git_commit() -> str | None:
     """``git rev-parse HEAD`` of the working directory, or ``None``."""
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
+    out = _git("rev-parse", "HEAD")
+    return out.strip() or None if out is not None else None
 
 
 def git_modified() -> bool | None:
@@ -81,14 +76,18 @@ def git_modified() -> bool | None:
 
     ``None`` outside a git working tree.
     """
+    out = _git("status", "--porcelain", "--untracked-files=no")
+    return bool(out.strip()) if out is not None else None
+
+
+def _git(*args: str) -> str | None:
+    """The output of ``git args`` in the working directory; ``None`` when it fails."""
     try:
-        out = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-            text=True, timeout=5, check=False,
-        )
+        out = subprocess.run(["git", *args], capture_output=True, text=True, timeout=5,
+                             check=False)
     except (OSError, subprocess.SubprocessError):
         return None
-    return bool(out.stdout.strip()) if out.returncode == 0 else None
+    return out.stdout if out.returncode == 0 else None
 
 
 def _version(name: str) -> str | None:

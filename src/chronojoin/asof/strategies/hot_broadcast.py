@@ -92,19 +92,19 @@ _ORDER, _NONEMPTY = "__o", "__ne"
 
 
 def _bucket_ends(right: RightSpec, spec: AsofSpec, slot: int, hot: HotBuckets,
-                 keys: list[str]) -> DataFrame:
+                 keys: list[str], back: bool, fwd: bool) -> DataFrame:
     """Each non-empty bucket of table ``slot``: its smallest or greatest time, or both.
 
     Only the right keys and times are read; a hash aggregate on one long with
-    fixed-width values, of the ends the direction needs (backward: the smallest time,
-    forward: the greatest).
+    fixed-width values, of the ends the directions searched need (``back``: the
+    smallest time, ``fwd``: the greatest).
     """
     rf = right_frame(spec, right, slot).select(
         hot.column([F.col(k) for k in keys], F.col(TIME)).alias(BUCKET), TIME)
     ends = []
-    if right.direction != "forward":
+    if back:
         ends.append(F.min(TIME).alias(_LOW))
-    if right.direction != "backward":
+    if fwd:
         ends.append(F.max(TIME).alias(_HIGH))
     return rf.groupBy(BUCKET).agg(*ends)
 
@@ -116,7 +116,9 @@ def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: i
     Every left time under its own bucket, and also under the nearest earlier (later)
     non-empty bucket when its own holds no right row on the side it needs.
     """
-    ends = _bucket_ends(right, spec, slot, hot, keys)
+    back = right.direction != "forward"
+    fwd = right.direction != "backward"
+    ends = _bucket_ends(right, spec, slot, hot, keys, back, fwd)
     rows = queries.select(*keys, BUCKET, TIME, F.lit(True).alias(_QUERY)).unionByName(
         ends.withColumn(_QUERY, F.lit(False)), allowMissingColumns=True)
     # One window operator (one sort) per hot key over the queries and the bucket ends,
@@ -132,8 +134,6 @@ def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: i
     same = w.rangeBetween(-1, 0)
     t = F.col(TIME)
     exact = right.allow_exact_matches
-    back = right.direction != "forward"
-    fwd = right.direction != "backward"
     carries = []
     if back:
         low = F.min(_LOW).over(same)
