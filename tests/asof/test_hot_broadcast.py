@@ -1,10 +1,11 @@
 """``hot_broadcast``: hot keys cut into time buckets that join the keys, exact for any count.
 
-A hot key's left times join its right rows within equal-width time buckets, and each
-bucket's end query carries the bucket's last (first) right row to later (earlier)
-buckets. Checked against the brute-force oracle with every option, bucket counts
-from one to more buckets than times, spans narrower than the data, several hot keys
-and several right tables; then ``auto``'s choice of it.
+A hot key's left times join its right rows within equal-width time buckets, and a
+left time whose own bucket holds no right row on its side also joins the nearest
+bucket that does. Checked against the brute-force oracle with every option, bucket counts
+from one to more buckets than times, spans narrower than the data, repeated left
+times, right rows at left times, long gaps, several hot keys and several right
+tables; then ``auto``'s choice of it.
 """
 
 from __future__ import annotations
@@ -38,6 +39,35 @@ def test_hot_buckets_match_the_oracle(spark, direction, exact, tol, how, buckets
     expected = _oracle(left, right, "int", direction=direction, allow_exact_matches=exact,
                        tolerance=tol, tiebreak=["tb"])
     _check(out, left, expected, how)
+
+
+@pytest.mark.parametrize("buckets", [1, 30, 500])
+def test_repeated_times_shared_times_and_gaps(spark, buckets):
+    """Left times repeated and shared with right rows, a long stretch without left
+    times and one without right rows (empty buckets): every option is exact."""
+    import numpy as np
+
+    rng = np.random.default_rng(buckets)
+    left_times = [3, 3, 3, 10, 11, 11, 40, 41, 90, 90, 91, 150]
+    left = [{"lid": i, "k": "k0", "t": int(t), "label": 0} for i, t in enumerate(left_times)]
+    left += [{"lid": 100 + i, "k": f"k{1 + i % 3}", "t": int(rng.integers(0, 160)),
+              "label": 0} for i in range(12)]
+    right_times = [3, 3, 10, 11, 12, 40, 41, 41, 60, 61, 89, 90, 160]   # none in 91..150
+    right = [{"rid": i, "k": "k0", "t": t, "v": 0.0, "tb": int(rng.integers(0, 5))}
+             for i, t in enumerate(right_times)]
+    right += [{"rid": 100 + i, "k": f"k{1 + i % 3}", "t": int(rng.integers(0, 160)), "v": 0.0,
+               "tb": int(rng.integers(0, 5))} for i in range(30)]
+    ldf, rdf = _frames(spark, left, right, "int")
+    layout = Layout(buckets=buckets, hot_keys=(("k0",),), span=(0.0, 159.0))
+    options = [(d, exact, tol) for d in ("backward", "forward", "nearest")
+               for exact in (True, False) for tol in (None, 30)]
+    for direction, exact, tol in options:
+        spec = _spec(ldf, rdf, direction=direction, allow_exact_matches=exact,
+                     tolerance=tol, tiebreak="tb")
+        out = hot_broadcast.plan(spec.left, spec.rights[0], spec, layout)
+        expected = _oracle(left, right, "int", direction=direction, allow_exact_matches=exact,
+                           tolerance=tol, tiebreak=["tb"])
+        _check(out, left, expected, "left")
 
 
 @pytest.mark.parametrize(("kind", "span"), [("timestamp", (20, 30)), ("double", (-5, 500)),
