@@ -19,6 +19,21 @@ def test_many_right_one_pass_equals_chained(spark, tmp_path):
     assert answers["one_pass"][0] == inputs["left"].count()
 
 
+def test_numeric_values_cases(spark, tmp_path):
+    """The largest size and its hot key with double values: every chronojoin method
+    gives one answer, and the hot key's ``auto`` reads fixed-width values."""
+    cases = asof.cases(sizes=[100, 400], variants=["numeric"], data_dir=str(tmp_path))
+    assert [c.name for c in cases] == ["asof numeric n=400 asc values=double",
+                                       "asof numeric n=400 asc hot=0.5 values=double"]
+    for case in cases:
+        inputs = case.load(spark)
+        assert dict(inputs["right"].dtypes)["value"] == "double"
+        answers = {m.name: tuple(checksum(m.build(inputs), case.checksum_columns).collect()[0])
+                   for m in case.methods
+                   if m.name in ("auto", "union", "exploding", "broadcast")}
+        assert len(set(answers.values())) == 1, (case.name, answers)
+
+
 def test_no_key_auto_equals_constant_key(spark, tmp_path):
     (case,) = asof.cases(sizes=[200], variants=["no_key"], data_dir=str(tmp_path))
     inputs = case.load(spark)

@@ -68,10 +68,23 @@ def test_many_left_rows_and_hot_key(spark):
     assert 0.4 < share_left < 0.6 and 0.45 < share_right < 0.55
 
 
+def test_double_values(spark):
+    """Fixed-width feature values: the same events, a seeded number in [0, 1) each."""
+    _, strings = thesis(spark, 40, seed=3, time_type="integer")
+    _, numbers = thesis(spark, 40, seed=3, time_type="integer", value_type="double")
+    assert dict(numbers.dtypes)["value"] == "double"
+    assert strings.select("id", "time").collect() == numbers.select("id", "time").collect()
+    values = [r.value for r in numbers.collect()]
+    assert all(0.0 <= v < 1.0 for v in values) and len(set(values)) == len(values)
+    again = thesis(spark, 40, seed=3, time_type="integer", value_type="double")[1]
+    assert [r.value for r in again.collect()] == values
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
         ({"n_ids": 0}, "`n_ids` must be an integer >= 1"),
+        ({"value_type": "int"}, "`value_type` must be one of"),
         ({"time_type": "date"}, "`time_type` must be one of"),
         ({"order": "sideways"}, "`order` must be one of"),
         ({"skew": 1.0}, "`skew` must be a number with 0 <= skew < 1"),

@@ -4,7 +4,8 @@ Left: ``left_rows_per_id`` rows per id (one in the thesis) with a time uniform i
 ``[0, max_seconds]`` and a ``label``. Right: for each id, a number of feature events drawn
 from Normal(20, 2) or Normal(80, 8) (chosen per id), whose times are either uniform in
 ``[0, max_seconds]`` or Normal(mean ~ U(0, max_seconds), sd ~ U(5, 15) days) clipped to
-``[0, max_seconds]`` (chosen per id), and a ``value``. Times are whole seconds.
+``[0, max_seconds]`` (chosen per id), and a ``value`` (a string naming the id and the
+event, as in the thesis, or a number uniform in ``[0, 1)``). Times are whole seconds.
 
 Rows are produced from ``spark.range`` with ``explode(sequence(...))`` and hash-based
 random draws (:mod:`chronojoin.datagen.draws`), so 10 million ids never touch the driver
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 TimeType = Literal["timestamp", "integer"]
+ValueType = Literal["string", "double"]
 Order = Literal["asc", "desc", "random", "none"]
 
 DAY = 86_400
@@ -46,6 +48,7 @@ def thesis(
     left_rows_per_id: int = 1,
     skew: float = 0.0,
     num_partitions: int | None = None,
+    value_type: ValueType = "string",
 ) -> tuple[DataFrame, DataFrame]:
     """Generate the thesis's left (labels) and right (feature events) tables.
 
@@ -71,6 +74,9 @@ def thesis(
         :data:`HOT_ID`, keeping their times: ``0.5`` puts half of all rows on one key.
     num_partitions
         Partitions of the generating ``spark.range`` (does not change the data).
+    value_type
+        ``"string"`` (``value-<id>-<event>``, the thesis's payload) or ``"double"``
+        (a seeded draw uniform in ``[0, 1)``: a fixed-width feature value).
 
     Returns
     -------
@@ -89,11 +95,12 @@ def thesis(
     _check(
         n_ids=n_ids, seed=seed, time_type=time_type, max_seconds=max_seconds, order=order,
         left_rows_per_id=left_rows_per_id, skew=skew, num_partitions=num_partitions,
+        value_type=value_type,
     )
     parts = num_partitions or max(2, min(2000, math.ceil(n_ids / 50_000)))
     ids = spark.range(0, n_ids, 1, parts)
     left = _left(ids, seed, max_seconds, left_rows_per_id, skew)
-    right = _right(ids, seed, max_seconds, skew)
+    right = _right(ids, seed, max_seconds, skew, value_type)
     return (
         _finish(left, "label", time_type, order),
         _finish(right, "value", time_type, order),
@@ -102,7 +109,7 @@ def thesis(
 
 def _check(
     *, n_ids: int, seed: int, time_type: str, max_seconds: int, order: str,
-    left_rows_per_id: int, skew: float, num_partitions: int | None,
+    left_rows_per_id: int, skew: float, num_partitions: int | None, value_type: str,
 ) -> None:
     for name, value, low in (
         ("n_ids", n_ids, 1), ("max_seconds", max_seconds, 1),
@@ -119,6 +126,7 @@ def _check(
         raise InvalidArgumentError(msg)
     check_literal("time_type", time_type, TimeType)
     check_literal("order", order, Order)
+    check_literal("value_type", value_type, ValueType)
     if isinstance(skew, bool) or not isinstance(skew, (int, float)) or not 0 <= skew < 1:
         msg = f"`skew` must be a number with 0 <= skew < 1; got {skew!r}"
         raise InvalidArgumentError(msg)
@@ -144,7 +152,8 @@ def _left(ids: DataFrame, seed: int, max_seconds: int, per_id: int, skew: float)
     )
 
 
-def _right(ids: DataFrame, seed: int, max_seconds: int, skew: float) -> DataFrame:
+def _right(ids: DataFrame, seed: int, max_seconds: int, skew: float,
+           value_type: str) -> DataFrame:
     def draw(stream: str) -> Column:
         return uniform(seed, "right." + stream, F.col("id"))
 
@@ -176,10 +185,12 @@ def _right(ids: DataFrame, seed: int, max_seconds: int, skew: float) -> DataFram
     t = F.when(F.col("normal_times"), clipped).otherwise(
         integer_below(seed, "right.utime", max_seconds + 1, *key)
     )
+    value = (uniform(seed, "right.value", *key) if value_type == "double"
+             else F.concat_ws("-", F.lit("value"), F.col("id"), F.col("n")))
     return events.select(
         _skewed(seed, "right", skew, *key).alias("id"),
         t.cast("long").alias("t"),
-        F.concat_ws("-", F.lit("value"), F.col("id"), F.col("n")).alias("value"),
+        value.alias("value"),
         F.xxhash64(F.lit(seed), F.lit("right.order"), *key).alias("_order"),
     )
 

@@ -4,7 +4,9 @@ Datasets (section 3.3.1, :func:`chronojoin.datagen.thesis`): sizes in ids, the r
 orders ``asc``/``desc``/``random``, bucketed copies (20/40/80/160 buckets) of the
 largest ascending dataset, 100 left rows per id, one key holding half of the rows, and
 three right tables joined in one call (``many_right``: one pass against three chained
-``asof_join`` calls), and one global timeline without an equality key (``no_key``:
+``asof_join`` calls), the largest size and its hot key again with fixed-width feature
+values (``numeric``: a double ``value`` instead of the thesis's string, which changes
+how the winners are aggregated), and one global timeline without an equality key (``no_key``:
 :data:`NO_KEY_LEFT_ROWS_PER_ID` left rows per id, so both sides have about 50 rows per
 id -- 200,000 ids give 10M x 10M rows; the time-bucketed plan with carry-over against
 the same join on a constant key, which puts the whole timeline on one task).
@@ -42,7 +44,8 @@ CHECKSUM_COLUMNS = ("id", "time", "label", "time_right")
 SIZES = (10_000, 100_000)
 QUICK_SIZES = (1_000,)
 ORDERS = ("asc", "desc", "random")
-VARIANTS = ("size", "order", "buckets", "many_left", "hot_key", "many_right", "no_key")
+VARIANTS = ("size", "order", "buckets", "many_left", "hot_key", "many_right", "numeric",
+            "no_key")
 #: Left rows per id of the ``no_key`` case: about as many as right rows (50 per id).
 NO_KEY_LEFT_ROWS_PER_ID = 50
 
@@ -77,7 +80,7 @@ def cases(
         Bucket counts for the bucketing study at the largest size (default 20/40/80/160).
     variants
         Subset of ``size``, ``order``, ``buckets``, ``many_left``, ``hot_key``,
-        ``many_right``, ``no_key``.
+        ``many_right``, ``numeric``, ``no_key``.
     time_type
         ``timestamp`` or ``integer`` time columns.
     timeout_s
@@ -121,6 +124,9 @@ def cases(
         add("many_left", min(sizes), order="asc", left_rows_per_id=100)
     if "hot_key" in chosen:
         add("hot_key", largest, order="asc", skew=0.5)
+    if "numeric" in chosen:
+        add("numeric", largest, order="asc", value_type="double")
+        add("numeric", largest, order="asc", skew=0.5, value_type="double")
     if "no_key" in chosen:
         out.append(_no_key_case(largest, data_dir=data_dir, seed=seed, time_type=time_type,
                                 limit=limit))
@@ -133,12 +139,14 @@ def cases(
 def _case(
     variant: str, n_ids: int, *, data_dir: str | None, seed: int, time_type: str,
     limit: float, cartesian_limit: float, order: str, buckets: int | None = None,
-    left_rows_per_id: int = 1, skew: float = 0.0,
+    left_rows_per_id: int = 1, skew: float = 0.0, value_type: str = "string",
 ) -> Case:
-    gen = {
+    gen: dict[str, Any] = {
         "n_ids": n_ids, "order": order, "time_type": time_type, "seed": seed,
         "left_rows_per_id": left_rows_per_id, "skew": skew,
     }
+    if value_type != "string":   # the thesis's datasets keep their names
+        gen["value_type"] = value_type
     params = {"variant": variant, **gen, "buckets": buckets}
     name = f"asof {variant} n={n_ids} {order}"
     if buckets:
@@ -147,6 +155,8 @@ def _case(
         name += f" left/id={left_rows_per_id}"
     if skew:
         name += f" hot={skew:g}"
+    if value_type != "string":
+        name += f" values={value_type}"
     load = functools.partial(_load, data_dir=data_dir, gen=gen, buckets=buckets)
     return Case(
         name=name, load=load, methods=methods(limit, cartesian_limit), params=params,
