@@ -25,6 +25,12 @@ def test_generate_thesis_parquet(spark, tmp_path, capsys):
     assert left.count() == 30 and right.count() > 30 * 10
     assert json.loads((out / "_dataset.json").read_text())["n_ids"] == 30
     assert "left" in capsys.readouterr().out
+    assert dict(right.dtypes)["value"] == "string"
+    doubles = tmp_path / "doubles"
+    assert main(["generate", "--ids", "30", "--out", str(doubles), "--seed", "4",
+                 "--value-type", "double", "--master", "local[2]"]) == 0
+    values = spark.read.parquet(str(doubles / "right"))
+    assert dict(values.dtypes)["value"] == "double" and values.count() == right.count()
 
 
 def test_generate_errors(tmp_path, capsys):
@@ -80,6 +86,9 @@ def test_generate_rejects_options_of_other_kinds(tmp_path, capsys):
     assert main(["generate", "--kind", "band", "--ids", "5", "--rows", "0",
                  "--out", str(tmp_path / "x")]) == 2
     assert "--rows must be >= 1" in capsys.readouterr().err
+    assert main(["generate", "--kind", "band", "--ids", "5", "--value-type", "double",
+                 "--out", str(tmp_path / "x")]) == 2
+    assert "--value-type: not an option of --kind band" in capsys.readouterr().err
 
 
 def test_bench_report_without_matplotlib_names_the_extra(tmp_path, capsys, monkeypatch):

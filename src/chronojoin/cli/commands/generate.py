@@ -31,6 +31,7 @@ OPTIONAL = {
     "--max-seconds": ("max_seconds", 365 * 86400),
     "--left-rows-per-id": ("left_rows_per_id", 1),
     "--skew": ("skew", 0.0),
+    "--value-type": ("value_type", "string"),
     "--rows": ("rows", None),
     "--points": ("points", None),
     "--intervals": ("intervals", None),
@@ -38,7 +39,7 @@ OPTIONAL = {
 }
 #: The parameters of :func:`chronojoin.datagen.thesis` (and ``--buckets``).
 THESIS = ("n_ids", "seed", "time_type", "order", "max_seconds", "left_rows_per_id", "skew",
-          "buckets")
+          "value_type", "buckets")
 
 
 #: The options of the library's arguments whose names differ (see ``main.in_cli_terms``).
@@ -65,6 +66,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--skew", type=float, default=OPTIONAL["--skew"][1],
         help="thesis, intervals: share of rows moved to one hot key (0..1)",
+    )
+    parser.add_argument(
+        "--value-type", default=OPTIONAL["--value-type"][1], choices=["string", "double"],
+        help="thesis: type of the right table's value (default string, as in the thesis; "
+             "double: a fixed-width feature value)",
     )
     parser.add_argument(
         "--rows", type=int, default=None,
@@ -222,5 +228,6 @@ def _thesis(spark: Any, args: argparse.Namespace, order: str) -> dict[str, Any]:
     left, right = make(
         spark, args.ids, seed=args.seed, time_type=args.time_type, max_seconds=args.max_seconds,
         order=order, left_rows_per_id=args.left_rows_per_id, skew=args.skew,
+        value_type=args.value_type,
     )
     return {"left": left, "right": right}
