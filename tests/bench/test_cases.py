@@ -20,8 +20,8 @@ def test_many_right_one_pass_equals_chained(spark, tmp_path):
 
 
 def test_numeric_values_cases(spark, tmp_path):
-    """The largest size and its hot key with double values: every chronojoin method
-    gives one answer, and the hot key's ``auto`` reads fixed-width values."""
+    """The largest size and its hot key with double values (the fixed-width path of
+    the winners' aggregate): every chronojoin method finds the same right times."""
     cases = asof.cases(sizes=[100, 400], variants=["numeric"], data_dir=str(tmp_path))
     assert [c.name for c in cases] == ["asof numeric n=400 asc values=double",
                                        "asof numeric n=400 asc hot=0.5 values=double"]

@@ -6,10 +6,11 @@ largest ascending dataset, 100 left rows per id, one key holding half of the row
 three right tables joined in one call (``many_right``: one pass against three chained
 ``asof_join`` calls), the largest size and its hot key again with fixed-width feature
 values (``numeric``: a double ``value`` instead of the thesis's string, which changes
-how the winners are aggregated), and one global timeline without an equality key (``no_key``:
-:data:`NO_KEY_LEFT_ROWS_PER_ID` left rows per id, so both sides have about 50 rows per
-id -- 200,000 ids give 10M x 10M rows; the time-bucketed plan with carry-over against
-the same join on a constant key, which puts the whole timeline on one task).
+how the winners are aggregated), and one global timeline without an equality key
+(``no_key``: :data:`NO_KEY_LEFT_ROWS_PER_ID` left rows per id, so both sides have about
+50 rows per id -- 200,000 ids give 10M x 10M rows; the time-bucketed plan with
+carry-over against the same join on a constant key, which puts the whole timeline on
+one task).
 
 Methods: chronojoin's strategies (``exploding``, ``union``, ``sort_merge``, ``auto``, and
 ``native`` with the configuration it needs);
