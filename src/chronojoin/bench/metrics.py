@@ -6,7 +6,9 @@ Per run: peak execution memory, shuffle bytes written and read, memory and disk 
 (sums over the run's stages, as sparkMeasure reports them), executor run time, and the
 task-time skew of the heaviest stage that reads a shuffle (longest task / median task:
 the join, window or aggregate that a hot key would load onto one task; a stage that
-only scans input is skewed by the input's files, not by the plan).
+only scans input is skewed by the input's files, not by the plan), and the same ratio
+for the busiest stage of all, whatever it reads (``busiest_stage_skew``: where a join
+pairs rows where they are read, as a broadcast join does, the join stage is a scan).
 
 A metric that cannot be read (no UI, Spark Connect, an HTTP error, a stage the UI no
 longer retains) is recorded as ``None``, never as 0.
@@ -36,7 +38,7 @@ SUMMED = {
     "numTasks": "tasks",
 }
 #: Every metric a result carries (all ``None`` when unreadable).
-NAMES = (*SUMMED.values(), "stages", "jobs", "task_skew")
+NAMES = (*SUMMED.values(), "stages", "jobs", "task_skew", "busiest_stage_skew")
 
 _TERMINAL_JOB = {"SUCCEEDED", "FAILED"}
 _TERMINAL_STAGE = {"COMPLETE", "FAILED", "SKIPPED"}
@@ -122,13 +124,25 @@ def summarise(
     out["stages"] = len(ran)
     out["jobs"] = n_jobs
     if quantiles is not None:
+        def run_time(a: dict[str, Any]) -> int:
+            return int(a.get("executorRunTime") or 0)
+
         reading = [a for a in ran if (a.get("shuffleReadBytes") or 0) > 0]
-        heaviest = max(reading or ran, key=lambda a: a.get("executorRunTime") or 0)
-        if (heaviest.get("numTasks") or 0) > 0:
-            median, longest = quantiles(heaviest)
-            if median is not None and longest is not None and median > 0:
-                out["task_skew"] = round(longest / median, 3)
+        heaviest, busiest = max(reading or ran, key=run_time), max(ran, key=run_time)
+        out["task_skew"] = _skew(heaviest, quantiles)
+        out["busiest_stage_skew"] = (out["task_skew"] if busiest is heaviest
+                                     else _skew(busiest, quantiles))
     return out
+
+
+def _skew(attempt: dict[str, Any], quantiles: Any) -> float | None:
+    """Longest task / median task of one stage attempt (``None`` when unreadable)."""
+    if (attempt.get("numTasks") or 0) <= 0:
+        return None
+    median, longest = quantiles(attempt)
+    if median is None or longest is None or median <= 0:
+        return None
+    return round(longest / median, 3)
 
 
 def _settled_jobs(client: UiClient, tag: str, wait_s: float) -> list[dict[str, Any]]:

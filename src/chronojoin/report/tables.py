@@ -45,7 +45,8 @@ def results_table(summary: pd.DataFrame) -> str:
     """Per case and method: median time, ratio to the baseline, and the metrics."""
     header = [
         "master", "case", "method", "median s", "relative", "runs", "peak exec mem",
-        "shuffle write", "shuffle read", "mem spill", "disk spill", "task skew", "status",
+        "shuffle write", "shuffle read", "mem spill", "disk spill", "task skew",
+        "busiest-stage skew", "status",
     ]
     rows = []
     for _, r in summary.iterrows():
@@ -59,7 +60,7 @@ def results_table(summary: pd.DataFrame) -> str:
             fmt_bytes(r.get("peak_execution_memory_bytes")),
             fmt_bytes(r.get("shuffle_write_bytes")), fmt_bytes(r.get("shuffle_read_bytes")),
             fmt_bytes(r.get("memory_spill_bytes")), fmt_bytes(r.get("disk_spill_bytes")),
-            fmt_num(r.get("task_skew"), 2), status,
+            fmt_num(r.get("task_skew"), 2), fmt_num(r.get("busiest_stage_skew"), 2), status,
         ])
     return markdown(header, rows)
 
