@@ -124,15 +124,16 @@ def summarise(
     out["stages"] = len(ran)
     out["jobs"] = n_jobs
     if quantiles is not None:
-        def run_time(a: dict[str, Any]) -> int:
-            return int(a.get("executorRunTime") or 0)
-
         reading = [a for a in ran if (a.get("shuffleReadBytes") or 0) > 0]
-        heaviest, busiest = max(reading or ran, key=run_time), max(ran, key=run_time)
+        heaviest, busiest = max(reading or ran, key=_run_time), max(ran, key=_run_time)
         out["task_skew"] = _skew(heaviest, quantiles)
         out["busiest_stage_skew"] = (out["task_skew"] if busiest is heaviest
                                      else _skew(busiest, quantiles))
     return out
+
+
+def _run_time(attempt: dict[str, Any]) -> int:
+    return int(attempt.get("executorRunTime") or 0)
 
 
 def _skew(attempt: dict[str, Any], quantiles: Any) -> float | None:
