@@ -68,7 +68,7 @@ def spark_confs(spark: SparkSession) -> dict[str, str]:
 def git_commit() -> str | None:
     """``git rev-parse HEAD`` of the working directory, or ``None``."""
     out = _git("rev-parse", "HEAD")
-    return out.strip() or None if out is not None else None
+    return None if out is None else out.strip() or None
 
 
 def git_modified() -> bool | None:
@@ -77,7 +77,7 @@ def git_modified() -> bool | None:
     ``None`` outside a git working tree.
     """
     out = _git("status", "--porcelain", "--untracked-files=no")
-    return bool(out.strip()) if out is not None else None
+    return None if out is None else bool(out.strip())
 
 
 def _git(*args: str) -> str | None:
