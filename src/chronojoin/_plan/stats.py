@@ -99,7 +99,7 @@ def _largest(per_key: DataFrame, n_keys: int, over: int = 0) -> KeyProfile:
     the most rows of the others.
     """
     n = F.col("__n")
-    entry = F.struct(*[F.col(c) for c in per_key.columns[:n_keys]], n,
+    entry = F.struct(*[col(c) for c in per_key.columns[:n_keys]], n,
                      F.col("__low"), F.col("__high"))
     large = n > F.lit(over)
     row = per_key.agg(F.max(n).alias("m"), F.sum(n).alias("n"),
