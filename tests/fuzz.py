@@ -27,7 +27,14 @@ from chronojoin.asof.buckets import Layout
 from chronojoin.asof.spec import build_spec
 from chronojoin.asof.strategies import hot_broadcast, hot_split
 from chronojoin.errors import InvalidArgumentError
-from tests.asof.data import SPARK_TYPE, numeric, ordinal, random_rows, tolerance_for
+from tests.asof.data import (
+    SPARK_TYPE,
+    numeric,
+    one_left_row_per_key,
+    ordinal,
+    random_rows,
+    tolerance_for,
+)
 from tests.asof.test_conformance import _check, _frames
 from tests.band.helpers import intervals, points, to_spark
 from tests.intervals.test_conformance import EVERYTHING, STRATEGIES, SWEEPABLE
@@ -61,9 +68,7 @@ def asof_case(spark: Any, rng: random.Random) -> dict[str, Any]:
         t_max=rng.choice([5, 60, 400]), null_share=rng.choice([0.0, 0.05, 0.3]),
         hot_key=rng.random() < 0.7)
     if rng.random() < 0.4:  # one left row per key except the hot one: auto's broadcasts
-        seen: set = set()
-        left = [r for r in left if r["k"] in ("k0", None)
-                or (r["k"] not in seen and not seen.add(r["k"]))]
+        left = one_left_row_per_key(left, keep=("k0",))
     opts = {"direction": rng.choice(["backward", "forward", "nearest"]),
             "allow_exact_matches": rng.random() < 0.6, "tol": rng.choice([None, 0, 3, 20]),
             "how": rng.choice(["left", "inner"]), "tiebreak": rng.random() < 0.5,

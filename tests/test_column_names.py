@@ -14,7 +14,8 @@ import pytest
 
 import chronojoin as cj
 from chronojoin._validate.columns import col
-from tests.asof.data import random_rows
+from tests.asof.data import one_left_row_per_key, random_rows
+from tests.asof.test_auto_layout import _sorted
 from tests.asof.test_conformance import _frames
 from tests.asof.test_hot_broadcast import _hot_inputs, sampled_everything  # noqa: F401
 
@@ -27,13 +28,9 @@ def _odd(df):
     return df.select(*[col(c).alias(ODD.get(c, c)) for c in df.columns])
 
 
-def _rows(df):
-    return sorted((tuple(r) for r in df.collect()), key=repr)
-
-
 def _same(plain, odd):
     assert len(odd.columns) == len(plain.columns), (plain.columns, odd.columns)
-    assert _rows(odd) == _rows(plain)
+    assert _sorted(odd, odd.columns) == _sorted(plain, plain.columns)
 
 
 def _both(call, *frames, **names):
@@ -54,17 +51,12 @@ def _both(call, *frames, **names):
     return odd
 
 
-def _one_left_row_per_key(left):
-    seen: set = set()
-    return [r for r in left if r["k"] is None or (r["k"] not in seen and not seen.add(r["k"]))]
-
-
 @pytest.mark.parametrize("strategy", ["auto", "union", "exploding", "sort_merge", "broadcast"])
 @pytest.mark.parametrize("one_per_key", [False, True])
 def test_asof_strategies(spark, strategy, one_per_key):
     left, right = random_rows(seed=11, n_left=80, n_right=140, n_keys=30)
     if one_per_key:  # auto's statistics then choose the broadcast plan
-        left = _one_left_row_per_key(left)
+        left = one_left_row_per_key(left)
     ldf, rdf = _frames(spark, left, right, "int")
     out = _both(cj.asof_join, ldf, rdf, on="t", by="k", tiebreak="tb", strategy=strategy,
                 direction="nearest", tolerance=9)
@@ -82,7 +74,7 @@ def test_asof_time_buckets(spark, options):
 def test_asof_several_right_tables(spark, one_per_key):
     left, right = random_rows(seed=13, n_left=80, n_right=140, n_keys=30)
     if one_per_key:
-        left = _one_left_row_per_key(left)
+        left = one_left_row_per_key(left)
     ldf, rdf = _frames(spark, left, right, "int")
 
     def call(ldf, rdf, **names):

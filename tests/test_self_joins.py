@@ -13,6 +13,7 @@ import pytest
 from pyspark.sql import functions as F
 
 import chronojoin as cj
+from tests.asof.test_auto_layout import _sorted
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ def events(spark):
 
 
 def _rows(df):
-    return sorted((tuple(r) for r in df.collect()), key=repr)
+    return _sorted(df, df.columns)
 
 
 @pytest.mark.parametrize("strategy", ["auto", "union", "exploding", "sort_merge", "broadcast"])

@@ -9,12 +9,13 @@ import pytest
 
 import chronojoin as cj
 from chronojoin._plan.stats import key_counts, key_profile, sampled_hot_spans
-from tests.asof.data import random_rows
+from chronojoin._validate.columns import col
+from tests.asof.data import one_left_row_per_key, random_rows
 from tests.asof.test_conformance import _check, _frames, _oracle, _plan_text, _spec
 
 
 def _sorted(df, cols):
-    return sorted(map(tuple, df.select(*cols).collect()), key=repr)
+    return sorted(map(tuple, df.select(*[col(c) for c in cols]).collect()), key=repr)
 
 
 @pytest.mark.parametrize("strategy", ["exploding", "broadcast"])
@@ -180,10 +181,8 @@ def test_auto_splits_hot_keys_from_a_broadcast_rest(spark, caplog, monkeypatch, 
                         functools.partial(stats.sampled_hot_spans, fraction=1.0))
     left, right = random_rows(seed=43, n_left=200, n_right=400, n_keys=100, t_max=300,
                               null_share=0.03)
-    seen: set = set()
     # The hot key keeps all its left rows, every other key one (NULL keys all of theirs).
-    left = [r for r in left if r["k"] in ("k0", None) or (r["k"] not in seen
-                                                          and not seen.add(r["k"]))]
+    left = one_left_row_per_key(left, keep=("k0",))
     # The hot key's left rows at three times: its time buckets would not spread them.
     left = [dict(r, t=r["t"] % 3 * 100) if r["k"] == "k0" and r["t"] is not None else r
             for r in left]

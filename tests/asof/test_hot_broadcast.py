@@ -18,7 +18,7 @@ import pytest
 import chronojoin as cj
 from chronojoin.asof.buckets import Layout
 from chronojoin.asof.strategies import hot_broadcast
-from tests.asof.data import ordinal, random_rows, tolerance_for
+from tests.asof.data import one_left_row_per_key, ordinal, random_rows, tolerance_for
 from tests.asof.test_auto_layout import _plan_text, _sorted
 from tests.asof.test_conformance import _check, _frames, _oracle, _spec
 
@@ -160,9 +160,7 @@ def _hot_inputs(spark, *, clustered: bool):
     """A hot key with many left rows and one left row for every other key."""
     left, right = random_rows(seed=73, n_left=300, n_right=600, n_keys=150, t_max=400,
                               null_share=0.03)
-    seen: set = set()
-    left = [r for r in left if r["k"] in ("k0", None) or (r["k"] not in seen
-                                                          and not seen.add(r["k"]))]
+    left = one_left_row_per_key(left, keep=("k0",))
     if clustered:
         # Every hot left row at one time: one bucket would pair each right row with all.
         left = [dict(r, t=200) if r["k"] == "k0" else r for r in left]
