@@ -8,18 +8,26 @@ tests cover fixed cases; this covers the combinations between them. Run it with:
 
     python -m tests.fuzz --seconds 600            # as-of, then the other joins
     python -m tests.fuzz asof --seed 1000 --seconds 1200
+    python -m tests.fuzz --connect                # on a Spark Connect session
+    python -m tests.fuzz --settings legacy_new_york --conf spark.sql.shuffle.partitions=5
 
-Each failing case is printed with its seed and options and reruns alone with
-``--seed <seed - 1> --cases 1``. The exit code is the number of failures (at most 100).
+``--connect`` starts the Connect server that ships in the pyspark wheel on 127.0.0.1
+and stops it at the end; ``--settings`` applies one of :data:`SETTINGS` and ``--conf``
+any session setting. Each failing case is printed with its seed and options and reruns
+alone with ``--seed <seed - 1> --cases 1`` (and the same session options). The exit
+code is the number of failures (at most 100).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import chronojoin as cj
@@ -304,6 +312,47 @@ def run(spark: Any, family: str, *, seed: int, seconds: float | None = None,
     return failed
 
 
+#: Session settings users change that the plans must not depend on: the legacy
+#: (non-ANSI) SQL mode with a session time zone that has daylight saving time, and a
+#: session without adaptive execution or broadcasts, with a few shuffle partitions.
+SETTINGS: dict[str, dict[str, str]] = {
+    "legacy_new_york": {"spark.sql.ansi.enabled": "false",
+                        "spark.sql.session.timeZone": "America/New_York"},
+    "static_no_broadcast": {"spark.sql.adaptive.enabled": "false",
+                            "spark.sql.autoBroadcastJoinThreshold": "-1",
+                            "spark.sql.shuffle.partitions": "3"},
+}
+
+
+def _setting(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"--conf takes KEY=VALUE, got {text!r}")
+    return key.strip(), value.strip()
+
+
+@contextlib.contextmanager
+def _session(connect: bool) -> Iterator[Any]:
+    """The tests' local session, or a Connect session on a server started for the run."""
+    from tests.conftest import _build_session
+
+    with contextlib.ExitStack() as stack:
+        if connect:
+            from pyspark.sql import SparkSession
+
+            from tests.servers import connect_server
+
+            logs = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            url = stack.enter_context(connect_server(logs / "connect-server.log"))
+            spark = SparkSession.builder.remote(url).getOrCreate()
+        else:
+            spark = _build_session()
+        try:
+            yield spark
+        finally:
+            spark.stop()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.fuzz",
                                      description=(__doc__ or "").split("\n")[0])
@@ -312,16 +361,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=600.0,
                         help="time for each family (default 600)")
     parser.add_argument("--cases", type=int, default=None, help="stop after this many per family")
+    parser.add_argument("--connect", action="store_true",
+                        help="run on Spark Connect (a server from the pyspark wheel, 127.0.0.1)")
+    parser.add_argument("--settings", choices=list(SETTINGS), default=None,
+                        help="one of the suite's other session settings")
+    parser.add_argument("--conf", type=_setting, action="append", default=[],
+                        metavar="KEY=VALUE", help="a session setting (repeatable)")
     args = parser.parse_args(argv)
-    from tests.conftest import _build_session
-
-    spark = _build_session()
     families = list(CASES) if args.family == "all" else [args.family]
-    try:
+    settings = {**SETTINGS.get(args.settings or "", {}), **dict(args.conf)}
+    with _session(args.connect) as spark:
+        for key, value in settings.items():
+            spark.conf.set(key, value)
         failed = sum(run(spark, f, seed=args.seed, seconds=args.seconds, cases=args.cases)
                      for f in families)
-    finally:
-        spark.stop()
     return min(failed, 100)
 
 

@@ -9,25 +9,13 @@ import io
 
 import pytest
 
-from tests.fuzz import CASES, run
+from tests.fuzz import CASES, SETTINGS, main, run
 
 
 @pytest.mark.parametrize("family", list(CASES))
 def test_random_cases_match_the_references(spark, family):
     out = io.StringIO()
     assert run(spark, family, seed=20_261_125, cases=4, out=out) == 0, out.getvalue()
-
-
-#: Session settings users change that the plans must not depend on: the legacy
-#: (non-ANSI) SQL mode with a session time zone that has daylight saving time, and a
-#: session without adaptive execution or broadcasts, with a few shuffle partitions.
-SETTINGS = {
-    "legacy_new_york": {"spark.sql.ansi.enabled": "false",
-                        "spark.sql.session.timeZone": "America/New_York"},
-    "static_no_broadcast": {"spark.sql.adaptive.enabled": "false",
-                            "spark.sql.autoBroadcastJoinThreshold": "-1",
-                            "spark.sql.shuffle.partitions": "3"},
-}
 
 
 @pytest.mark.parametrize("family", list(CASES))
@@ -43,3 +31,11 @@ def test_random_cases_match_under_other_session_settings(spark, family, settings
         for key, value in previous.items():
             spark.conf.set(key, value)
     assert failed == 0, out.getvalue()
+
+
+@pytest.mark.parametrize("conf", ["spark.sql.ansi.enabled", "=true"])
+def test_a_setting_without_key_or_value_is_refused_before_any_session(conf, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["asof", "--cases", "1", "--conf", conf])
+    assert stop.value.code == 2
+    assert "--conf takes KEY=VALUE" in capsys.readouterr().err
