@@ -324,6 +324,22 @@ SETTINGS: dict[str, dict[str, str]] = {
 }
 
 
+@contextlib.contextmanager
+def session_settings(spark: Any, settings: dict[str, str]) -> Iterator[None]:
+    """``settings`` set on ``spark`` for the block, the previous values restored after."""
+    previous = {key: spark.conf.get(key, None) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in previous.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
+
+
 def _setting(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
@@ -370,9 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     families = list(CASES) if args.family == "all" else [args.family]
     settings = {**SETTINGS.get(args.settings or "", {}), **dict(args.conf)}
-    with _session(args.connect) as spark:
-        for key, value in settings.items():
-            spark.conf.set(key, value)
+    with _session(args.connect) as spark, session_settings(spark, settings):
         failed = sum(run(spark, f, seed=args.seed, seconds=args.seconds, cases=args.cases)
                      for f in families)
     return min(failed, 100)

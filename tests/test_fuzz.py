@@ -9,7 +9,7 @@ import io
 
 import pytest
 
-from tests.fuzz import CASES, SETTINGS, main, run
+from tests.fuzz import CASES, SETTINGS, main, run, session_settings
 
 
 @pytest.mark.parametrize("family", list(CASES))
@@ -21,15 +21,9 @@ def test_random_cases_match_the_references(spark, family):
 @pytest.mark.parametrize("family", list(CASES))
 @pytest.mark.parametrize("settings", list(SETTINGS))
 def test_random_cases_match_under_other_session_settings(spark, family, settings):
-    previous = {key: spark.conf.get(key) for key in SETTINGS[settings]}
-    for key, value in SETTINGS[settings].items():
-        spark.conf.set(key, value)
     out = io.StringIO()
-    try:
+    with session_settings(spark, SETTINGS[settings]):
         failed = run(spark, family, seed=20_261_128, cases=2, out=out)
-    finally:
-        for key, value in previous.items():
-            spark.conf.set(key, value)
     assert failed == 0, out.getvalue()
 
 

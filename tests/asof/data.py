@@ -31,12 +31,12 @@ def random_rows(seed: int, n_left: int = 120, n_right: int = 160, n_keys: int = 
     return left, right
 
 
-
 def one_left_row_per_key(left: list[dict], keep: tuple = ()) -> list[dict]:
     """The first left row of each key; every row of the keys in ``keep`` and NULL keys."""
     seen: set = set()
     return [r for r in left if r["k"] in (*keep, None)
             or (r["k"] not in seen and not seen.add(r["k"]))]
+
 
 def as_kind(value, kind: str):
     """Map an integer test time to a value of a Spark time type."""

@@ -49,8 +49,7 @@ def test_extreme_long_times_and_map_columns(spark, strategy):
 
 def _one_left_row_per_key(spark):
     left, right = random_rows(seed=23, n_left=60, n_keys=200, hot_key=False, t_max=100)
-    seen: set = set()
-    left = [r for r in left if r["k"] not in seen and not seen.add(r["k"])]
+    left = one_left_row_per_key(left)
     return left, right, *_frames(spark, left, right, "int")
 
 
