@@ -3,10 +3,12 @@
 Each case draws its own inputs and options from its seed (sizes 0 to a few hundred
 rows, NULL keys and times, ties, a hot key, every time type, direction, tolerance,
 ``closed``, ``how``, strategy and bucket count), runs the public function and compares
-every left row with the brute-force as-of reference or DuckDB. The suite's conformance
-tests cover fixed cases; this covers the combinations between them. Run it with::
+every left row with the brute-force as-of reference or DuckDB. The ``load`` family
+appends random batches with the incremental loader and checks the table after each
+(:mod:`tests.loader.random_loads`). The suite's conformance tests cover fixed cases;
+this covers the combinations between them. Run it with::
 
-    python -m tests.fuzz --seconds 600            # as-of, then the other joins
+    python -m tests.fuzz --seconds 600            # as-of, the other joins, loads
     python -m tests.fuzz asof --seed 1000 --seconds 1200
     python -m tests.fuzz --connect                # on a Spark Connect session
     python -m tests.fuzz --settings legacy_new_york --conf spark.sql.shuffle.partitions=5
@@ -46,6 +48,7 @@ from tests.asof.data import (
 from tests.asof.test_conformance import _check, _frames
 from tests.band.helpers import intervals, points, to_spark
 from tests.intervals.test_conformance import EVERYTHING, STRATEGIES, SWEEPABLE
+from tests.loader.random_loads import load_case
 from tests.oracles.asof import brute_force
 from tests.oracles.band import (
     band_condition,
@@ -286,7 +289,7 @@ def _aggregate(spark: Any, rng: random.Random, seed: int,
     return {**out, "errors": []}
 
 
-CASES: dict[str, Case] = {"asof": asof_case, "joins": joins_case}
+CASES: dict[str, Case] = {"asof": asof_case, "joins": joins_case, "load": load_case}
 
 
 def run(spark: Any, family: str, *, seed: int, seconds: float | None = None,
