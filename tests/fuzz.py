@@ -12,12 +12,14 @@ this covers the combinations between them. Run it with::
     python -m tests.fuzz asof --seed 1000 --seconds 1200
     python -m tests.fuzz --connect                # on a Spark Connect session
     python -m tests.fuzz --settings legacy_new_york --conf spark.sql.shuffle.partitions=5
+    python -m tests.fuzz load --metastore         # metastore tables too (Hive, Derby)
 
 ``--connect`` starts the Connect server that ships in the pyspark wheel on 127.0.0.1
-and stops it at the end; ``--settings`` applies one of :data:`SETTINGS` and ``--conf``
-any session setting. Each failing case is printed with its seed and options and reruns
-alone with ``--seed <seed - 1> --cases 1`` (and the same session options). The exit
-code is the number of failures (at most 100).
+and stops it at the end; ``--metastore`` builds a local session with a Hive metastore
+(embedded Derby) in a temporary directory; ``--settings`` applies one of
+:data:`SETTINGS` and ``--conf`` any session setting. Each failing case is printed
+with its seed and options and reruns alone with ``--seed <seed - 1> --cases 1`` (and
+the same session options). The exit code is the number of failures (at most 100).
 """
 
 from __future__ import annotations
@@ -351,14 +353,28 @@ def _setting(text: str) -> tuple[str, str]:
 
 
 @contextlib.contextmanager
-def _session(connect: bool) -> Iterator[Any]:
-    """The tests' local session, or a Connect session on a server started for the run."""
+def _session(connect: bool, metastore: bool = False) -> Iterator[Any]:
+    """The tests' local session, a Connect session on a server started for the run, or a
+    local session with a Hive metastore (embedded Derby) under a temporary directory."""
+    from pyspark.sql import SparkSession
+
     from tests.conftest import _build_session
 
     with contextlib.ExitStack() as stack:
-        if connect:
-            from pyspark.sql import SparkSession
+        if metastore:
+            from tests.servers import TEST_SESSION_CONF
 
+            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            builder = SparkSession.builder.master("local[2]").appName("chronojoin-fuzz")
+            for key, value in {**TEST_SESSION_CONF, "spark.ui.showConsoleProgress": "false",
+                               "spark.sql.warehouse.dir": str(tmp / "warehouse"),
+                               "spark.hadoop.javax.jdo.option.ConnectionURL":
+                               f"jdbc:derby:;databaseName={tmp / 'metastore_db'};create=true",
+                               "spark.driver.extraJavaOptions": f"-Dderby.system.home={tmp}",
+                               }.items():
+                builder = builder.config(key, value)
+            spark = builder.enableHiveSupport().getOrCreate()
+        elif connect:
             from tests.servers import connect_server
 
             logs = Path(stack.enter_context(tempfile.TemporaryDirectory()))
@@ -382,14 +398,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=None, help="stop after this many per family")
     parser.add_argument("--connect", action="store_true",
                         help="run on Spark Connect (a server from the pyspark wheel, 127.0.0.1)")
+    parser.add_argument("--metastore", action="store_true",
+                        help="a local session with a Hive metastore (embedded Derby, in a "
+                             "temporary directory): loads go to metastore tables too")
     parser.add_argument("--settings", choices=list(SETTINGS), default=None,
                         help="one of the suite's other session settings")
     parser.add_argument("--conf", type=_setting, action="append", default=[],
                         metavar="KEY=VALUE", help="a session setting (repeatable)")
     args = parser.parse_args(argv)
+    if args.connect and args.metastore:
+        parser.error("--connect and --metastore cannot be combined")
     families = list(CASES) if args.family == "all" else [args.family]
     settings = {**SETTINGS.get(args.settings or "", {}), **dict(args.conf)}
-    with _session(args.connect) as spark, session_settings(spark, settings):
+    with _session(args.connect, args.metastore) as spark, session_settings(spark, settings):
         failed = sum(run(spark, f, seed=args.seed, seconds=args.seconds, cases=args.cases)
                      for f in families)
     return min(failed, 100)

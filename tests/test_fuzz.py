@@ -6,6 +6,9 @@ The suite keeps the harness working; longer runs are ``python -m tests.fuzz``.
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -33,3 +36,23 @@ def test_a_setting_without_key_or_value_is_refused_before_any_session(conf, caps
         main(["asof", "--cases", "1", "--conf", conf])
     assert stop.value.code == 2
     assert "--conf takes KEY=VALUE" in capsys.readouterr().err
+
+
+def test_connect_and_metastore_together_are_refused(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["load", "--cases", "1", "--connect", "--metastore"])
+    assert stop.value.code == 2
+    assert "cannot be combined" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.processes
+def test_loads_into_metastore_tables_in_a_session_of_their_own(tmp_path, class_archive):
+    # One SparkSession per process: the Hive-enabled one runs in a child.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "SPARK_LOCAL_IP": "127.0.0.1"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.fuzz", "load", "--metastore", "--seed", "20261128",
+         "--cases", "3"], capture_output=True, text=True, check=False, timeout=600,
+        cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "load: 3 cases, 0 failed" in proc.stdout

@@ -28,6 +28,7 @@ import os
 import random
 import shutil
 import tempfile
+import uuid
 import warnings
 from collections import Counter
 from collections.abc import Callable
@@ -37,6 +38,7 @@ from pyspark.sql import functions as F
 
 import chronojoin as cj
 from chronojoin.errors import IndexRebuiltWarning, LoaderError
+from chronojoin.loader import target
 from chronojoin.loader.layout import partition_dir
 
 D = decimal.Decimal
@@ -107,6 +109,8 @@ def load_case(spark: Any, rng: random.Random) -> dict[str, Any]:
         "keys": key_types, "partition": ptype, "format": rng.choice(["parquet", "orc"]),
         "order_by": rng.choice(list(ORDERS)),
         "on_duplicate": rng.choice(["drop", "drop", "drop", "fail", "allow"]),
+        # a metastore table where the session has one (``--metastore``), else a directory
+        "table": metastore(spark) and rng.random() < 0.7,
     }
     pvalues = rng.sample(PARTITION_VALUES[ptype], rng.randint(1, len(PARTITION_VALUES[ptype])))
 
@@ -117,7 +121,8 @@ def load_case(spark: Any, rng: random.Random) -> dict[str, Any]:
                 for _ in range(n)]
 
     root = tempfile.mkdtemp(prefix="chronojoin-load-")
-    table = _Table(spark, os.path.join(root, "t"), opts)
+    table = _Table(spark, os.path.join(root, "t"), opts,
+                   f"cj_fuzz_{uuid.uuid4().hex[:12]}" if opts["table"] else None)
     errors: list[str] = []
     steps: list[str] = []
     earlier: list[list[tuple]] = []
@@ -131,7 +136,7 @@ def load_case(spark: Any, rng: random.Random) -> dict[str, Any]:
                 rows = rng.sample(rows, len(rows))
             if what == "fresh loader":
                 table.loader = table.new_loader()
-            index = os.path.join(table.path, "_chronojoin", "index")
+            index = os.path.join(table.root(), "_chronojoin", "index")
             if what == "lost index" and os.path.isdir(index) and os.listdir(index):
                 lost = rng.choice(os.listdir(index))
                 shutil.rmtree(os.path.join(index, lost))
@@ -147,15 +152,22 @@ def load_case(spark: Any, rng: random.Random) -> dict[str, Any]:
             if errors:
                 break
     finally:
+        if table.name:
+            spark.sql(f"DROP TABLE IF EXISTS {table.name}")
         shutil.rmtree(root, ignore_errors=True)
     return {**opts, "steps": steps, "errors": errors}
+
+
+def metastore(spark: Any) -> bool:
+    """Whether ``spark`` keeps tables in a Hive metastore (built with Hive support)."""
+    return spark.conf.get("spark.sql.catalogImplementation", "in-memory") == "hive"
 
 
 class _Table:
     """A table under test: its loader, what it holds, and the checks of one load."""
 
-    def __init__(self, spark: Any, path: str, opts: dict[str, Any]) -> None:
-        self.spark, self.path, self.opts = spark, path, opts
+    def __init__(self, spark: Any, path: str, opts: dict[str, Any], name: str | None) -> None:
+        self.spark, self.path, self.opts, self.name = spark, path, opts, name
         self.keys = [f"k{i}" for i in range(len(opts["keys"]))]
         self.columns = [*self.keys, "p", "seq", "prio", "v"]
         self.schema = ", ".join([*(f"{k} {t}" for k, t in zip(self.keys, opts["keys"],
@@ -170,19 +182,39 @@ class _Table:
         self.lost: set[str] = set()
 
     def new_loader(self) -> cj.IncrementalLoader:
-        return cj.IncrementalLoader(self.spark, path=self.path, keys=self.keys, partition_by="p",
+        where = {"table": self.name} if self.name else {"path": self.path}
+        return cj.IncrementalLoader(self.spark, keys=self.keys, partition_by="p",
                                     format=self.opts["format"], order_by=self.order_by,
-                                    on_duplicate=self.opts["on_duplicate"])
+                                    on_duplicate=self.opts["on_duplicate"], **where)
+
+    def root(self) -> str:
+        """The directory holding the table (a metastore table's location)."""
+        if self.name is None:
+            return self.path
+        if not self.spark.catalog.tableExists(self.name):
+            return os.path.join(self.path, "none")
+        return target.table_target(self.spark, self.name, partition_by="p",
+                                   fmt=self.opts["format"]).root
 
     def key_of(self, row: tuple) -> tuple:
         """``(partition, *keys)`` of a normalised row."""
         return tuple(row[self.columns.index(c)] for c in ["p", *self.keys])
 
     def read(self) -> list[tuple]:
-        """The table's normalised rows as read back (partition column typed by the schema)."""
-        if not os.path.isdir(self.path):
+        """The table's normalised rows as read back (partition column typed by the schema).
+
+        A metastore table is read through the catalog: only the partitions the loader
+        registered are seen.
+        """
+        if self.name is not None:
+            if not self.spark.catalog.tableExists(self.name):
+                return []
+            self.spark.catalog.refreshTable(self.name)
+            df = self.spark.table(self.name)
+        elif not os.path.isdir(self.path):
             return []
-        df = self.spark.read.schema(self.schema).format(self.opts["format"]).load(self.path)
+        else:
+            df = self.spark.read.schema(self.schema).format(self.opts["format"]).load(self.path)
         return [norm(tuple(r)) for r in df.select(*self.columns).collect()]
 
     def load(self, batch: Any, *, batch_id: str | None) -> list[str]:
@@ -272,4 +304,4 @@ class _Table:
         return [] if got == want else [f"check {got}, expected {want}"]
 
 
-__all__ = ["load_case", "norm"]
+__all__ = ["load_case", "metastore", "norm"]
