@@ -30,6 +30,7 @@ import random
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,11 @@ Case = Callable[[Any, random.Random], dict[str, Any]]
 
 def asof_case(spark: Any, rng: random.Random) -> dict[str, Any]:
     """One as-of join: a public strategy (or auto's hot-key plans) against brute force."""
+    with contextlib.ExitStack() as stack:
+        return _asof_case(spark, rng, stack)
+
+
+def _asof_case(spark: Any, rng: random.Random, stack: contextlib.ExitStack) -> dict[str, Any]:
     kind = rng.choice(list(SPARK_TYPE))
     left, right = random_rows(
         seed=rng.randrange(1 << 30), n_left=rng.choice([0, 1, 40, 150]),
@@ -104,6 +110,8 @@ def asof_case(spark: Any, rng: random.Random) -> dict[str, Any]:
     ldf, rdf = _frames(spark, left, right, kind)
     if not opts["keys"]:
         rdf = rdf.drop("k")
+    elif rng.random() < 0.25:
+        (ldf, rdf), opts["bucketed"] = _bucketed_tables(spark, rng, [ldf, rdf], stack)
     common = {"direction": opts["direction"], "allow_exact_matches": opts["allow_exact_matches"],
               "tolerance": tolerance_for(tol, kind), "tiebreak": "tb" if opts["tiebreak"] else None}
     if opts["strategy"].startswith("hot_"):
@@ -138,6 +146,28 @@ def asof_case(spark: Any, rng: random.Random) -> dict[str, Any]:
         opts["tables"], more = _several_tables(spark, rng, kind, left, right, opts)
         errors += more
     return {"kind": kind, "rows": (len(left), len(right)), **opts, "errors": errors}
+
+
+def _bucketed_tables(spark: Any, rng: random.Random, frames: list[Any],
+                     stack: contextlib.ExitStack) -> tuple[list[Any], list[int | None]]:
+    """Some of ``frames`` as tables bucketed by the key and sorted by time, read back.
+
+    Returns the frames and each one's bucket count (``None``: left as it was). The
+    tables (external, in a temporary directory) are dropped when ``stack`` closes.
+    """
+    out, counts = [], []
+    for df in frames:
+        n = rng.choice([None, 1, 2, 3, 8])
+        counts.append(n)
+        if n is None:
+            out.append(df)
+            continue
+        name = f"cj_fuzz_{uuid.uuid4().hex[:12]}"
+        where = stack.enter_context(tempfile.TemporaryDirectory())
+        df.write.bucketBy(n, "k").sortBy("t").option("path", f"{where}/t").saveAsTable(name)
+        stack.callback(spark.sql, f"DROP TABLE IF EXISTS {name}")
+        out.append(spark.table(name))
+    return out, counts
 
 
 def _several_tables(spark: Any, rng: random.Random, kind: str, left: list[dict],
