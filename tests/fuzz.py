@@ -384,22 +384,24 @@ def _setting(text: str) -> tuple[str, str]:
 
 @contextlib.contextmanager
 def _session(connect: bool, metastore: bool = False) -> Iterator[Any]:
-    """The tests' local session, a Connect session on a server started for the run, or a
-    local session with a Hive metastore (embedded Derby) under a temporary directory."""
+    """The session of a run: the tests' local one, or one of the two below.
+
+    A Connect session on a server started for the run, or a local session with a Hive
+    metastore (embedded Derby) under a temporary directory.
+    """
     from pyspark.sql import SparkSession
 
     from tests.conftest import _build_session
 
     with contextlib.ExitStack() as stack:
         if metastore:
-            from tests.servers import TEST_SESSION_CONF
+            from tests.servers import TEST_SESSION_CONF, metastore_conf
 
-            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            tmp = stack.enter_context(tempfile.TemporaryDirectory())
             builder = SparkSession.builder.master("local[2]").appName("chronojoin-fuzz")
-            for key, value in {**TEST_SESSION_CONF, "spark.ui.showConsoleProgress": "false",
-                               "spark.sql.warehouse.dir": str(tmp / "warehouse"),
-                               "spark.hadoop.javax.jdo.option.ConnectionURL":
-                               f"jdbc:derby:;databaseName={tmp / 'metastore_db'};create=true",
+            for key, value in {**TEST_SESSION_CONF, **metastore_conf(tmp),
+                               "spark.ui.showConsoleProgress": "false",
+                               # Derby's log goes there too, not to the working directory
                                "spark.driver.extraJavaOptions": f"-Dderby.system.home={tmp}",
                                }.items():
                 builder = builder.config(key, value)

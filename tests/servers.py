@@ -68,6 +68,14 @@ def short_lived_builder(app_name: str):  # type: ignore[no-untyped-def]
     return builder
 
 
+def metastore_conf(root: str | Path) -> dict[str, str]:
+    """A Hive-enabled session's warehouse and embedded Derby metastore, under ``root``."""
+    root = Path(root)
+    return {"spark.sql.warehouse.dir": str(root / "warehouse"),
+            "spark.hadoop.javax.jdo.option.ConnectionURL":
+            f"jdbc:derby:;databaseName={root / 'metastore_db'};create=true"}
+
+
 def build_class_archive(path: Path, timeout: float = 300.0) -> bool:
     """Write a JVM class-data archive (Java 13+) of a short-lived session's classes.
 

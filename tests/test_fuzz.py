@@ -47,7 +47,7 @@ def test_connect_and_metastore_together_are_refused(capsys):
 
 @pytest.mark.slow
 @pytest.mark.processes
-def test_loads_into_metastore_tables_in_a_session_of_their_own(tmp_path, class_archive):
+def test_loads_into_metastore_tables_in_a_session_of_their_own(tmp_path):
     # One SparkSession per process: the Hive-enabled one runs in a child.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "SPARK_LOCAL_IP": "127.0.0.1"}
     proc = subprocess.run(

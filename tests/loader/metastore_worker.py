@@ -22,15 +22,12 @@ D1, D2 = dt.date(2024, 1, 1), dt.date(2024, 1, 2)
 def main() -> None:
 
     tmp = sys.argv[1]
-    from tests.servers import short_lived_builder
+    from tests.servers import metastore_conf, short_lived_builder
 
-    spark = (
-        short_lived_builder("chronojoin-metastore")
-        .config("spark.sql.warehouse.dir", os.path.join(tmp, "warehouse"))
-        .config("spark.hadoop.javax.jdo.option.ConnectionURL",
-                f"jdbc:derby:;databaseName={os.path.join(tmp, 'metastore_db')};create=true")
-        .enableHiveSupport().getOrCreate()
-    )
+    builder = short_lived_builder("chronojoin-metastore")
+    for key, value in metastore_conf(tmp).items():
+        builder = builder.config(key, value)
+    spark = builder.enableHiveSupport().getOrCreate()
     spark.sparkContext.setLogLevel("OFF")
     from chronojoin import IncrementalLoader
     from chronojoin.errors import IndexRebuiltWarning

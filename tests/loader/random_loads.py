@@ -1,19 +1,22 @@
 """Random sequences of loads against a reference computed from the batches' own rows.
 
-One case draws a table (key columns of every comparable type, a partition column of
-every supported type, Parquet or ORC, an ``order_by``, a policy) and one to four
-batches whose keys collide within and across batches: floats with ``-0.0``, ``NaN``
-and infinities, strings with the characters Spark escapes in directory names, dates
-and timestamps far from 1970, arrays. Some batches come back (reordered, or under a
-new id), some loads start from a new loader object, and some lose a partition's key
-index first. After every ``append`` the report and the whole table are checked:
+One case draws a table (a directory, or a metastore table in a session that has a
+metastore; key columns of every comparable type, a partition column of every
+supported type, Parquet or ORC, an ``order_by``, a policy) and one to four batches
+whose keys collide within and across batches: floats with ``-0.0``, ``NaN`` and
+infinities, strings with the characters Spark escapes in directory names, dates and
+timestamps far from 1970, arrays. Some batches come back (reordered, or under a new
+id), some loads start from a new loader object, some lose a partition's key index
+first and some follow ``rebuild_index()``. After every ``append`` the report and the
+whole table are checked:
 
 * each ``(partition, key)`` is stored once; the rows stored before are unchanged;
 * a new row is one of its key's batch rows that come first by ``order_by`` (ties and
   no ``order_by`` leave the choice to the loader);
 * the counts are the reference's, ``on_duplicate="fail"`` writes nothing when it
   raises, ``"allow"`` appends every row, a batch seen before is skipped;
-* ``check()`` finds the index equal to the data.
+* ``check()`` finds the index equal to the data, except for the partitions whose
+  index was lost and that no load has touched since (their keys count as missing).
 
 Keys compare as Spark compares them: ``-0.0`` equals ``0.0`` and ``NaN`` equals
 ``NaN``.
