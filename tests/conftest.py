@@ -20,11 +20,13 @@ os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 os.environ.setdefault("TZ", "UTC")
 
 
-def _build_session():
+def _build_session(metastore: str | None = None):
+    """The suite's local session; with ``metastore`` (a directory) a Hive-enabled one
+    whose warehouse, embedded Derby metastore and Derby log are kept there."""
     from pyspark.sql import SparkSession
 
     remote = os.environ.get("CHRONOJOIN_TEST_REMOTE")
-    if remote:
+    if remote and metastore is None:
         return SparkSession.builder.remote(remote).getOrCreate()
     from tests.servers import TEST_SESSION_CONF
 
@@ -41,6 +43,12 @@ def _build_session():
         "spark.driver.extraJavaOptions": "-XX:+UseParallelGC",
     }
     builder = SparkSession.builder.master("local[2]").appName("chronojoin-tests")
+    if metastore is not None:
+        from tests.servers import metastore_conf
+
+        conf.update(metastore_conf(metastore))
+        conf["spark.driver.extraJavaOptions"] += f" -Dderby.system.home={metastore}"
+        builder = builder.enableHiveSupport()
     for key, value in conf.items():
         builder = builder.config(key, value)
     return builder.getOrCreate()

@@ -389,24 +389,14 @@ def _session(connect: bool, metastore: bool = False) -> Iterator[Any]:
     A Connect session on a server started for the run, or a local session with a Hive
     metastore (embedded Derby) under a temporary directory.
     """
-    from pyspark.sql import SparkSession
-
     from tests.conftest import _build_session
 
     with contextlib.ExitStack() as stack:
         if metastore:
-            from tests.servers import TEST_SESSION_CONF, metastore_conf
-
-            tmp = stack.enter_context(tempfile.TemporaryDirectory())
-            builder = SparkSession.builder.master("local[2]").appName("chronojoin-fuzz")
-            for key, value in {**TEST_SESSION_CONF, **metastore_conf(tmp),
-                               "spark.ui.showConsoleProgress": "false",
-                               # Derby's log goes there too, not to the working directory
-                               "spark.driver.extraJavaOptions": f"-Dderby.system.home={tmp}",
-                               }.items():
-                builder = builder.config(key, value)
-            spark = builder.enableHiveSupport().getOrCreate()
+            spark = _build_session(stack.enter_context(tempfile.TemporaryDirectory()))
         elif connect:
+            from pyspark.sql import SparkSession
+
             from tests.servers import connect_server
 
             logs = Path(stack.enter_context(tempfile.TemporaryDirectory()))

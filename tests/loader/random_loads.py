@@ -139,8 +139,7 @@ def load_case(spark: Any, rng: random.Random) -> dict[str, Any]:
                 rows = rng.sample(rows, len(rows))
             if what == "fresh loader":
                 table.loader = table.new_loader()
-            index = os.path.join(table.root(), "_chronojoin", "index")
-            if what == "lost index" and os.path.isdir(index) and os.listdir(index):
+            if what == "lost index" and (index := table.index_dir()) and os.listdir(index):
                 lost = rng.choice(os.listdir(index))
                 shutil.rmtree(os.path.join(index, lost))
                 table.lost.add(lost)
@@ -179,8 +178,8 @@ class _Table:
         make_order, self.order_key = ORDERS[opts["order_by"]]
         self.order_by = make_order()
         self.loader = self.new_loader()
-        self.stored: list[tuple] = []  # the rows read back after the last load
-        self.seen: dict[str, Counter] = {}  # batch ids committed by content -> their rows
+        self.stored: Counter = Counter()  # the rows read back after the last load
+        self.sent: list[Counter] = []  # batches committed under their content's id
         #: partition directories whose index was deleted and not rebuilt since
         self.lost: set[str] = set()
 
@@ -190,20 +189,22 @@ class _Table:
                                     format=self.opts["format"], order_by=self.order_by,
                                     on_duplicate=self.opts["on_duplicate"], **where)
 
-    def root(self) -> str:
-        """The directory holding the table (a metastore table's location)."""
-        if self.name is None:
-            return self.path
-        if not self.spark.catalog.tableExists(self.name):
-            return os.path.join(self.path, "none")
-        return target.table_target(self.spark, self.name, partition_by="p",
-                                   fmt=self.opts["format"]).root
+    def index_dir(self) -> str | None:
+        """The directory of the table's key index (``None`` before the first load)."""
+        root = self.path
+        if self.name is not None:
+            if not self.spark.catalog.tableExists(self.name):
+                return None
+            root = target.table_target(self.spark, self.name, partition_by="p",
+                                       fmt=self.opts["format"]).root
+        index = os.path.join(root, "_chronojoin", "index")
+        return index if os.path.isdir(index) else None
 
     def key_of(self, row: tuple) -> tuple:
         """``(partition, *keys)`` of a normalised row."""
         return tuple(row[self.columns.index(c)] for c in ["p", *self.keys])
 
-    def read(self) -> list[tuple]:
+    def read(self) -> Counter:
         """The table's normalised rows as read back (partition column typed by the schema).
 
         A metastore table is read through the catalog: only the partitions the loader
@@ -211,14 +212,14 @@ class _Table:
         """
         if self.name is not None:
             if not self.spark.catalog.tableExists(self.name):
-                return []
+                return Counter()
             self.spark.catalog.refreshTable(self.name)
             df = self.spark.table(self.name)
         elif not os.path.isdir(self.path):
-            return []
+            return Counter()
         else:
             df = self.spark.read.schema(self.schema).format(self.opts["format"]).load(self.path)
-        return [norm(tuple(r)) for r in df.select(*self.columns).collect()]
+        return Counter(norm(tuple(r)) for r in df.select(*self.columns).collect())
 
     def load(self, batch: Any, *, batch_id: str | None) -> list[str]:
         """Append ``batch`` and check the report and the table; return what was wrong."""
@@ -230,7 +231,7 @@ class _Table:
         policy = self.opts["on_duplicate"]
         in_batch = len(given) - len(groups) if policy != "allow" else 0
         existing = len(set(groups) & before) if policy != "allow" else 0
-        replay = batch_id is None and Counter(given) in self.seen.values()
+        replay = batch_id is None and Counter(given) in self.sent
         if given and not replay:  # an append repairs the index of the partitions it touches
             self.lost -= {partition_dir("p", key[0]) for key in groups}
         try:
@@ -239,11 +240,11 @@ class _Table:
                 report = self.loader.append(batch, batch_id=batch_id)
         except LoaderError as e:
             if policy == "fail" and (in_batch or existing) and not replay:
-                return [] if Counter(self.read()) == Counter(self.stored) else [
+                return [] if self.read() == self.stored else [
                     f"on_duplicate='fail' raised ({e}) but the table changed"]
             return [f"raised {e!r}"[:300]]
         after = self.read()
-        new, lost = Counter(after) - Counter(self.stored), Counter(self.stored) - Counter(after)
+        new, lost = after - self.stored, self.stored - after
         errors = [f"rows stored before are gone: {list(lost)[:3]}"] if lost else []
         if not given:
             want: tuple = (0, 0, 0, 0, False)
@@ -266,7 +267,7 @@ class _Table:
         else:
             errors += self._winners(new, groups, before)
         if not errors and given and batch_id is None and not report.skipped:
-            self.seen[report.batch_id] = Counter(given)  # the same rows come back skipped
+            self.sent.append(Counter(given))  # the same rows come back skipped
         if policy != "allow" and not errors:
             errors += self._unique(after)
         self.stored = after
@@ -290,9 +291,9 @@ class _Table:
                 return [f"row {row} is not a winner of its key"]
         return []
 
-    def _unique(self, after: list[tuple]) -> list[str]:
+    def _unique(self, after: Counter) -> list[str]:
         """No key stored twice, and ``check()`` finds the index equal to the data."""
-        counts = Counter(self.key_of(r) for r in after)
+        counts = Counter(self.key_of(r) for r in after.elements())
         twice = [k for k, n in counts.items() if n > 1]
         if twice:
             return [f"keys stored twice: {twice[:3]}"]
@@ -301,7 +302,7 @@ class _Table:
             return [] if check.ok else [f"check: {check}"]
         # a lost index stays lost until a load touches its partition (or a rebuild)
         unindexed = sum(partition_dir("p", key[0]) in self.lost for key in counts)
-        want = (len(after), len(after), 0, unindexed, 0, len(self.lost))
+        want = (after.total(), after.total(), 0, unindexed, 0, len(self.lost))
         got = (check.rows, check.keys, check.duplicate_keys, check.missing_from_index,
                check.extra_in_index, check.incomplete_partitions)
         return [] if got == want else [f"check {got}, expected {want}"]
