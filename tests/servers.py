@@ -68,6 +68,15 @@ def short_lived_builder(app_name: str):  # type: ignore[no-untyped-def]
     return builder
 
 
+def child_env() -> dict[str, str]:
+    """The environment of a Python child process: this one's, with its import path.
+
+    The child imports ``tests`` and ``chronojoin`` as this process does, and Spark
+    binds to 127.0.0.1.
+    """
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "SPARK_LOCAL_IP": "127.0.0.1"}
+
+
 def metastore_conf(root: str | Path) -> dict[str, str]:
     """A Hive-enabled session's warehouse and embedded Derby metastore, under ``root``."""
     root = Path(root)
@@ -87,8 +96,7 @@ def build_class_archive(path: Path, timeout: float = 300.0) -> bool:
     """
     partial = path.with_name(path.name + ".partial")
     cmd = [sys.executable, "-m", "tests.class_archive", str(partial), str(path.parent)]
-    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1")
-    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    env = child_env()
     env.pop(CLASS_ARCHIVE_ENV, None)
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)

@@ -6,13 +6,13 @@ The suite keeps the harness working; longer runs are ``python -m tests.fuzz``.
 from __future__ import annotations
 
 import io
-import os
 import subprocess
 import sys
 
 import pytest
 
 from tests.fuzz import CASES, SETTINGS, main, run, session_settings
+from tests.servers import child_env
 
 
 @pytest.mark.parametrize("family", list(CASES))
@@ -49,7 +49,7 @@ def test_connect_and_metastore_together_are_refused(capsys):
 @pytest.mark.processes
 def test_loads_into_metastore_tables_in_a_session_of_their_own(tmp_path):
     # One SparkSession per process: the Hive-enabled one runs in a child.
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "SPARK_LOCAL_IP": "127.0.0.1"}
+    env = child_env()
     proc = subprocess.run(
         [sys.executable, "-m", "tests.fuzz", "load", "--metastore", "--seed", "20261128",
          "--cases", "3"], capture_output=True, text=True, check=False, timeout=600,

@@ -175,6 +175,8 @@ class _Table:
         self.schema = ", ".join([*(f"{k} {t}" for k, t in zip(self.keys, opts["keys"],
                                                               strict=True)),
                                  f"p {opts['partition']}", "seq long", "prio int", "v string"])
+        #: where ``(partition, *keys)`` sit in a row of :attr:`columns`
+        self._key_at = [self.columns.index(c) for c in ["p", *self.keys]]
         make_order, self.order_key = ORDERS[opts["order_by"]]
         self.order_by = make_order()
         self.loader = self.new_loader()
@@ -202,7 +204,7 @@ class _Table:
 
     def key_of(self, row: tuple) -> tuple:
         """``(partition, *keys)`` of a normalised row."""
-        return tuple(row[self.columns.index(c)] for c in ["p", *self.keys])
+        return tuple(row[i] for i in self._key_at)
 
     def read(self) -> Counter:
         """The table's normalised rows as read back (partition column typed by the schema).
@@ -286,7 +288,8 @@ class _Table:
             rows = groups[self.key_of(row)]
             if self.order_key is not None:
                 ranks = [self.order_key(dict(zip(self.columns, r, strict=True))) for r in rows]
-                rows = [r for r, rank in zip(rows, ranks, strict=True) if rank == min(ranks)]
+                best = min(ranks)
+                rows = [r for r, rank in zip(rows, ranks, strict=True) if rank == best]
             if row not in rows:
                 return [f"row {row} is not a winner of its key"]
         return []

@@ -29,6 +29,7 @@ import pytest
 
 import chronojoin as cj
 from tests.oracles.loader import all_files_readable, read_table, reference
+from tests.servers import child_env
 
 SEED = 6_20240601
 KILLS_PER_CHAIN = 10
@@ -52,7 +53,7 @@ def spawn(table: str, die_after: int | None = None) -> subprocess.Popen:
     args = [sys.executable, WORKER, table]
     if die_after is not None:
         args.append(str(die_after))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    env = child_env()
     return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, start_new_session=True,
                             env=env)

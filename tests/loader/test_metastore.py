@@ -13,6 +13,8 @@ import sys
 
 import pytest
 
+from tests.servers import child_env
+
 WORKER = os.path.join(os.path.dirname(__file__), "metastore_worker.py")
 
 
@@ -22,7 +24,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.processes]
 @pytest.fixture(scope="module")
 def results(tmp_path_factory, class_archive):
     tmp = str(tmp_path_factory.mktemp("metastore"))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    env = child_env()
     proc = subprocess.run([sys.executable, WORKER, tmp], capture_output=True, text=True,
                           check=False, timeout=900, cwd=tmp, env=env)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
