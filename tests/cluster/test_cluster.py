@@ -9,7 +9,6 @@ equal.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 
 from chronojoin.bench.cluster import StandaloneCluster
 from tests.cluster.operations import NATIVE_CONF, operations
+from tests.servers import child_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,9 +37,9 @@ def _same(actual, expected, name: str) -> None:
 
 
 def _env() -> dict[str, str]:
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1")
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return env
+    """The driver's environment: :func:`~tests.servers.child_env`, and the Python of the
+    executors' workers."""
+    return {**child_env(), "PYSPARK_PYTHON": sys.executable}
 
 
 def test_every_operation_on_a_standalone_cluster(spark, tmp_path):
