@@ -101,6 +101,19 @@ def test_bench_report_without_matplotlib_names_the_extra(tmp_path, capsys, monke
     assert "pip install 'chronojoin[bench]'" in capsys.readouterr().err
 
 
+def test_bench_report_embed_errors_before_the_report(tmp_path, capsys):
+    out = tmp_path / "r"
+    args = ["bench", "report", "--results", str(tmp_path), "--out", str(out), "--embed"]
+    assert main([*args, str(tmp_path / "missing.md")]) == 2
+    assert "--embed: " in capsys.readouterr().err
+    (tmp_path / "plain.md").write_text("# no marker\n")
+    assert main([*args, str(tmp_path / "plain.md")]) == 2
+    assert "has no line '<!-- chronojoin bench report -->'" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(["bench", "--embed", str(tmp_path / "plain.md")]) == 2
+    assert "--embed: only with `bench report`" in capsys.readouterr().err
+
+
 def test_summary_says_why_a_method_failed():
     from chronojoin.bench.suite import summary
 

@@ -112,3 +112,45 @@ def test_environment_table_marks_a_modified_tree():
     table = environment_table(envs)
     assert table.count("0123456789 (modified)") == 1
     assert table.count("0123456789") == 3
+
+
+def test_embed_report_replaces_the_text_below_the_marker(tmp_path):
+    from chronojoin.report import EMBED_MARKER, embed_report
+
+    report = write_report([os.path.dirname(FIXTURE)], str(tmp_path / "figs" / "r"))
+    target = tmp_path / "BENCHMARKS.md"
+    target.write_text(f"# Ours\n\nkept ![a](own.png)\n\n{EMBED_MARKER}\n\nan older copy\n")
+    for _ in range(2):  # a second copy replaces the first instead of following it
+        embed_report(report, str(target))
+        text = target.read_text()
+        assert text.startswith(f"# Ours\n\nkept ![a](own.png)\n\n{EMBED_MARKER}\n\nDrawn by")
+        assert "an older copy" not in text and "# chronojoin benchmark report" not in text
+        assert text.count("\n## Run ") == 1 and text.endswith(")\n")
+    images = [line.split("](")[1].rstrip(")") for line in text.splitlines()
+              if line.startswith("![")]
+    assert images and all(p.startswith("figs/r/") and (tmp_path / p).is_file() for p in images)
+
+
+def test_embed_report_needs_the_marker(tmp_path):
+    from chronojoin.report import embed_report
+
+    target = tmp_path / "notes.md"
+    target.write_text("# Notes\n")
+    with pytest.raises(ValueError, match=r"notes\.md has no line '<!-- chronojoin bench"):
+        embed_report(FIXTURE, str(target))
+    assert target.read_text() == "# Notes\n"
+
+
+def test_benchmarks_md_holds_every_stored_run():
+    """The project's own record: every results file has its section in both reports."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    results = os.path.join(root, "benchmarks", "results")
+    if not os.path.isdir(results):
+        pytest.skip("no stored benchmark results in this checkout")
+    runs = {name.rsplit(".", 1)[0] for name in os.listdir(results) if name.endswith(".jsonl")}
+    for doc in ("BENCHMARKS.md", os.path.join("benchmarks", "report", "report.md")):
+        with open(os.path.join(root, doc), encoding="utf-8") as fh:
+            text = fh.read()
+        missing = sorted(r for r in runs if f"\n## Run {r}\n" not in text)
+        assert not missing, (f"{doc} lacks runs {missing}: chronojoin bench report --results "
+                             "benchmarks/results --out benchmarks/report --embed BENCHMARKS.md")

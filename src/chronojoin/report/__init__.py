@@ -1,7 +1,9 @@
 """Benchmark reports: Markdown tables and PNG figures drawn from stored results only.
 
 Nothing here runs Spark: :func:`write_report` reads the JSON lines written by
-``chronojoin bench`` and writes ``report.md`` plus one PNG per figure.
+``chronojoin bench`` and writes ``report.md`` plus one PNG per figure;
+:func:`embed_report` copies that report into another Markdown file (a project's
+``BENCHMARKS.md``) below a marker line, so the copy is redrawn with the report.
 """
 
 from __future__ import annotations
@@ -21,7 +23,13 @@ from chronojoin.report.tables import (
     speedup_table,
 )
 
-__all__ = ["load", "render", "summarise", "write_report"]
+__all__ = [
+    "EMBED_MARKER", "embed_report", "load", "marker_line", "render", "summarise", "write_report",
+]
+
+#: The line of a Markdown file below which :func:`embed_report` writes the report.
+EMBED_MARKER = "<!-- chronojoin bench report -->"
+_IMAGE = re.compile(r"(!\[[^\]]*\]\()([^)\s]+)(\))")
 
 
 def write_report(paths: Sequence[str], out: str, *, name: str = "report.md") -> str:
@@ -36,6 +44,43 @@ def write_report(paths: Sequence[str], out: str, *, name: str = "report.md") -> 
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)
     return path
+
+
+def marker_line(lines: Sequence[str], target: str) -> int:
+    """The index of the first :data:`EMBED_MARKER` line in ``lines`` (``target``'s)."""
+    for i, line in enumerate(lines):
+        if line.strip() == EMBED_MARKER:
+            return i
+    msg = f"{target} has no line {EMBED_MARKER!r} to write the report below"
+    raise ValueError(msg)
+
+
+def embed_report(report: str, target: str) -> None:
+    """Replace everything below :data:`EMBED_MARKER` in ``target`` with ``report``'s text.
+
+    The report's title is left out and its figure paths are rewritten relative to
+    ``target``'s directory; the text above the marker is kept as it is.
+    """
+    with open(target, encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    mark = marker_line(lines, target)
+    with open(report, encoding="utf-8") as fh:
+        body = re.sub(r"\A#\s[^\n]*\n+", "", fh.read())
+    base = os.path.relpath(os.path.dirname(os.path.abspath(report)),
+                           os.path.dirname(os.path.abspath(target)))
+
+    def move(match: re.Match[str]) -> str:
+        path = match.group(2)
+        if "://" in path or path.startswith("/"):
+            return match.group(0)
+        moved = os.path.normpath(os.path.join(base, path)).replace(os.sep, "/")
+        return f"{match.group(1)}{moved}{match.group(3)}"
+
+    head = "\n".join(lines[: mark + 1])
+    partial = f"{target}.partial"
+    with open(partial, "w", encoding="utf-8") as fh:
+        fh.write(f"{head}\n\n{_IMAGE.sub(move, body).rstrip()}\n")
+    os.replace(partial, target)  # never a half-written target
 
 
 def render(results: pd.DataFrame, envs: pd.DataFrame, out: str) -> str:

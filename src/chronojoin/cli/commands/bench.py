@@ -6,11 +6,13 @@ Examples::
     chronojoin bench --cases asof --sizes 10000,100000,1000000 --masters local[2]
     chronojoin bench --cases asof --variants size --masters local[1],local[2] --cluster 2
     chronojoin bench report --results bench-results --out report
+    chronojoin bench report --results bench-results --out report --embed BENCHMARKS.md
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from typing import Any
@@ -57,6 +59,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"results directory (JSON lines; default: {DEFAULT_RESULTS})",
     )
     parser.add_argument("--out", help="report: output directory (Markdown + PNG)")
+    parser.add_argument(
+        "--embed", metavar="FILE",
+        help="report: also copy the report into this Markdown file, below its line "
+             "'<!-- chronojoin bench report -->' (figure paths relative to FILE)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress line")
     add_master(parser)
 
@@ -65,6 +72,9 @@ def execute(args: argparse.Namespace) -> int:
     """Run the benchmarks, or write the report."""
     if args.action == "report":
         return _report(args)
+    if args.embed:
+        msg = "--embed: only with `bench report`"
+        raise CliError(msg)
     return _run(args)
 
 
@@ -72,15 +82,27 @@ def _report(args: argparse.Namespace) -> int:
     if not args.out:
         msg = "`bench report` needs --out DIR"
         raise CliError(msg)
+    if args.embed and not os.path.isfile(args.embed):
+        msg = f"--embed: {args.embed} is not a file"
+        raise CliError(msg)
     try:
-        from chronojoin.report import write_report
+        from chronojoin.report import embed_report, marker_line, write_report
     except ModuleNotFoundError as exc:  # matplotlib comes with the bench extra
         msg = (f"`bench report` needs {exc.name}: install the bench extra, "
                "pip install 'chronojoin[bench]'")
         raise CliError(msg) from exc
 
+    if args.embed:
+        with open(args.embed, encoding="utf-8") as fh:
+            try:
+                marker_line(fh.read().splitlines(), args.embed)
+            except ValueError as exc:
+                raise CliError(f"--embed: {exc}") from exc
     path = write_report([args.results], args.out)
     print(f"report written: {path}")
+    if args.embed:
+        embed_report(path, args.embed)
+        print(f"report copied into: {args.embed}")
     return 0
 
 
