@@ -140,17 +140,3 @@ def test_embed_report_needs_the_marker(tmp_path):
         embed_report(FIXTURE, str(target))
     assert target.read_text() == "# Notes\n"
 
-
-def test_benchmarks_md_holds_every_stored_run():
-    """The project's own record: every results file has its section in both reports."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    results = os.path.join(root, "benchmarks", "results")
-    if not os.path.isdir(results):
-        pytest.skip("no stored benchmark results in this checkout")
-    runs = {name.rsplit(".", 1)[0] for name in os.listdir(results) if name.endswith(".jsonl")}
-    for doc in ("BENCHMARKS.md", os.path.join("benchmarks", "report", "report.md")):
-        with open(os.path.join(root, doc), encoding="utf-8") as fh:
-            text = fh.read()
-        missing = sorted(r for r in runs if f"\n## Run {r}\n" not in text)
-        assert not missing, (f"{doc} lacks runs {missing}: chronojoin bench report --results "
-                             "benchmarks/results --out benchmarks/report --embed BENCHMARKS.md")
