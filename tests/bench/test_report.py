@@ -55,7 +55,7 @@ def test_report_markdown_and_figures(tmp_path):
     assert "**wrong**" in text and "**timeout** (over 600 s)" in text
     assert "Growth with size" in text and "exponent" in text
     assert "Memory, ascending data" in text
-    assert "S(2)" in text
+    assert "S(local[2])" in text
     assert "Command: `chronojoin bench --cases asof --masters local[1],local[2]`" in text
     assert "| local[2] | 2 | 4.3.0 |" in text
     images = [line for line in text.splitlines() if line.startswith("![")]
@@ -76,11 +76,25 @@ def test_speedup_and_growth_values():
     results, _ = load([FIXTURE])
     summary = summarise(results)
     speed = speedup_table(summary)
-    # the fixture's times are 2.2 / executors times a size term: S(2) = 2
-    assert "| method | ids | order | S(2) |" in speed
+    # the fixture's times are 2.2 / executors times a size term: S(local[2]) = 2
+    assert "| method | ids | order | S(local[2]) |" in speed
     assert "| floor | 100000 | asc | 2.00 |" in speed
     growth = growth_table(summary[summary["master"] == "local[2]"])
     assert len(growth.splitlines()) == 2 + 3 * 4  # header + orders x methods
+
+
+def test_speedup_keeps_masters_of_equal_executor_counts_apart():
+    """local[2] and a standalone cluster of two workers are two columns, not one median."""
+    rows = [("local[1]", 1, 6.0), ("local[2]", 2, 3.0), ("spark://127.0.0.1:40001", 2, 4.0)]
+    summary = pd.DataFrame([
+        {"family": "asof", "method": "union", "size": 1000, "p_variant": "size",
+         "status": "ok", "master": master, "executors": n, "elapsed_s": seconds}
+        for master, n, seconds in rows
+    ])
+    speed = speedup_table(summary)
+    assert "| method | ids | S(local[2]) | S(standalone x2) |" in speed
+    assert "| union | 1000 | 2.00 | 1.50 |" in speed
+    assert speedup_table(summary[summary["executors"] == 2]) == ""
 
 
 def test_unavailable_values_and_errors(tmp_path):

@@ -124,7 +124,7 @@ def _family_section(family: str, fam: pd.DataFrame, out: str, prefix: str) -> li
         (f"Growth with size (thesis table 5.1 analogue{on})", growth_table(main)),
         (f"Memory{', ascending data' if family == 'asof' else ''} "
          f"(thesis table 5.2 analogue{on})", memory_table(main)),
-        ("Speedup S(n) = elapsed(fewest executors) / elapsed(n) (eq. 5.2, table 5.3)",
+        ("Speedup S = elapsed(fewest executors) / elapsed(master) (eq. 5.2, table 5.3)",
          speedup_table(fam)),
     ):
         if table:

@@ -136,13 +136,19 @@ def bucket_figures(summary: pd.DataFrame, out: str, prefix: str) -> list[Figure]
 
 
 def executor_figure(summary: pd.DataFrame, out: str, prefix: str) -> list[Figure]:
-    """Figure 5.7: elapsed time vs executors (one line per method and dataset)."""
+    """Figure 5.7: elapsed time vs executors (one line per method and dataset).
+
+    Local masters and standalone clusters get lines of their own: ``local[2]`` and a
+    cluster of two workers have the same executor count but not the same costs.
+    """
     df = size_rows(summary)
     df = df[df["executors"].notna()]
     if df["executors"].nunique() < 2:
         return []
     df = df.copy()
-    df["method"] = df["method"] + " n=" + df["size"].astype(int).astype(str)
+    standalone = df["master"].fillna("").str.startswith("spark://")
+    df["method"] = (df["method"] + " n=" + df["size"].astype(int).astype(str)
+                    + standalone.map({True: " (standalone)", False: ""}))
     name = f"{prefix}_elapsed_vs_executors.png"
     title = "Elapsed time vs executors (fig. 5.7)"
     if _lines(df, "executors", "elapsed_s", title=title, xlabel="executors (cores)",

@@ -110,25 +110,40 @@ def memory_table(summary: pd.DataFrame) -> str:
 
 
 def speedup_table(summary: pd.DataFrame) -> str:
-    """Table 5.3 analogue: S(n) = elapsed(fewest executors) / elapsed(n), eq. (5.2)."""
+    """Table 5.3 analogue: S = elapsed(fewest executors) / elapsed(master), eq. (5.2).
+
+    One column per master after the baseline (the first master with the fewest
+    executors), named by :func:`master_label`: ``local[2]`` and a standalone cluster
+    of two workers stay apart, as their times differ.
+    """
     df = size_rows(summary)
-    df = df[df["executors"].notna()]
+    df = df[df["executors"].notna() & df["master"].notna()]
     if df["executors"].nunique() < 2:
         return ""
-    counts = sorted(int(e) for e in df["executors"].unique())
+    masters = df.drop_duplicates("master").sort_values("executors", kind="stable")
+    order = [(m, int(n)) for m, n in zip(masters["master"], masters["executors"], strict=True)]
+    (first, _), rest = order[0], order[1:]
     rows = []
     group_keys = ["method", "size"] + (["p_order"] if "p_order" in df else [])
     for key, g in df.groupby(group_keys, sort=True):
-        by_n = g.groupby(g["executors"].astype(int))["elapsed_s"].median()
-        if counts[0] not in by_n or not by_n[counts[0]]:
+        by_master = g.groupby("master")["elapsed_s"].median()
+        if first not in by_master or not by_master[first]:
             continue
-        base = by_n[counts[0]]
+        base = by_master[first]
         names = list(key) if isinstance(key, tuple) else [key]
         names[1] = int(names[1])
-        rows.append([*names, *(fmt_num(base / by_n[n], 2) if n in by_n else "n/a"
-                               for n in counts[1:])])
+        rows.append([*names, *(fmt_num(base / by_master[m], 2) if m in by_master else "n/a"
+                               for m, _ in rest)])
     header = ["method", size_unit(summary)] + (["order"] if "p_order" in df else [])
-    return markdown([*header, *(f"S({n})" for n in counts[1:])], rows)
+    return markdown([*header, *(f"S({master_label(m, n)})" for m, n in rest)], rows)
+
+
+def master_label(master: str, executors: int) -> str:
+    """A master as reports name it: ``local[2]``, or ``standalone x2`` for a cluster.
+
+    A standalone master's URL carries a port drawn for the run, which says nothing.
+    """
+    return f"standalone x{executors}" if master.startswith("spark://") else master
 
 
 def environment_table(envs: pd.DataFrame) -> str:
