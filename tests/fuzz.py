@@ -25,8 +25,10 @@ the same session options). The exit code is the number of failures (at most 100)
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -153,7 +155,8 @@ def _bucketed_tables(spark: Any, rng: random.Random, frames: list[Any],
     """Some of ``frames`` as tables bucketed by the key and sorted by time, read back.
 
     Returns the frames and each one's bucket count (``None``: left as it was). The
-    tables (external, in a temporary directory) are dropped when ``stack`` closes.
+    tables (external, under :func:`_tables_dir`) are dropped when ``stack`` closes;
+    their files stay until the process ends.
     """
     out, counts = [], []
     for df in frames:
@@ -163,11 +166,29 @@ def _bucketed_tables(spark: Any, rng: random.Random, frames: list[Any],
             out.append(df)
             continue
         name = f"cj_fuzz_{uuid.uuid4().hex[:12]}"
-        where = stack.enter_context(tempfile.TemporaryDirectory())
-        df.write.bucketBy(n, "k").sortBy("t").option("path", f"{where}/t").saveAsTable(name)
+        df.write.bucketBy(n, "k").sortBy("t").option("path", f"{_tables_dir()}/{name}") \
+            .saveAsTable(name)
         stack.callback(spark.sql, f"DROP TABLE IF EXISTS {name}")
         out.append(spark.table(name))
     return out, counts
+
+
+_TABLES_DIR: list[str] = []
+
+
+def _tables_dir() -> str:
+    """The directory of the bucketed tables' files: one per process, removed at exit.
+
+    Not one per case: when a case's answer is known early (an empty side), adaptive
+    execution cancels the stages still reading, and a task already running goes on
+    reading its files after the case has ended. Had they been deleted, it would fail
+    (harmlessly, but with a stack trace in the log).
+    """
+    if not _TABLES_DIR:
+        path = tempfile.mkdtemp(prefix="cj-fuzz-tables-")
+        atexit.register(shutil.rmtree, path, ignore_errors=True)
+        _TABLES_DIR.append(path)
+    return _TABLES_DIR[0]
 
 
 def _several_tables(spark: Any, rng: random.Random, kind: str, left: list[dict],
