@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import functools
 import random
 import shutil
 import sys
@@ -173,9 +174,7 @@ def _bucketed_tables(spark: Any, rng: random.Random, frames: list[Any],
     return out, counts
 
 
-_TABLES_DIR: list[str] = []
-
-
+@functools.cache
 def _tables_dir() -> str:
     """The directory of the bucketed tables' files: one per process, removed at exit.
 
@@ -184,11 +183,9 @@ def _tables_dir() -> str:
     reading its files after the case has ended. Had they been deleted, it would fail
     (harmlessly, but with a stack trace in the log).
     """
-    if not _TABLES_DIR:
-        path = tempfile.mkdtemp(prefix="cj-fuzz-tables-")
-        atexit.register(shutil.rmtree, path, ignore_errors=True)
-        _TABLES_DIR.append(path)
-    return _TABLES_DIR[0]
+    path = tempfile.mkdtemp(prefix="cj-fuzz-tables-")
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 def _several_tables(spark: Any, rng: random.Random, kind: str, left: list[dict],

@@ -33,6 +33,11 @@ def size_unit(summary: pd.DataFrame) -> str:
     return "ids"
 
 
+def is_standalone(master: str) -> bool:
+    """Whether ``master`` is a standalone cluster's URL (``spark://host:port``)."""
+    return master.startswith("spark://")
+
+
 def size_rows(summary: pd.DataFrame) -> pd.DataFrame:
     """Rows of the size/order study: plain datasets (no buckets, skew or many-left)."""
     df = summary[summary["status"] == "ok"]
@@ -146,7 +151,7 @@ def executor_figure(summary: pd.DataFrame, out: str, prefix: str) -> list[Figure
     if df["executors"].nunique() < 2:
         return []
     df = df.copy()
-    standalone = df["master"].fillna("").str.startswith("spark://")
+    standalone = df["master"].fillna("").map(is_standalone)
     df["method"] = (df["method"] + " n=" + df["size"].astype(int).astype(str)
                     + standalone.map({True: " (standalone)", False: ""}))
     name = f"{prefix}_elapsed_vs_executors.png"

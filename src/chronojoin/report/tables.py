@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from chronojoin.report.plots import size_rows, size_unit
+from chronojoin.report.plots import is_standalone, size_rows, size_unit
 
 
 def fmt_bytes(value: Any) -> str:
@@ -143,7 +143,7 @@ def master_label(master: str, executors: int) -> str:
 
     A standalone master's URL carries a port drawn for the run, which says nothing.
     """
-    return f"standalone x{executors}" if master.startswith("spark://") else master
+    return f"standalone x{executors}" if is_standalone(master) else master
 
 
 def environment_table(envs: pd.DataFrame) -> str:
