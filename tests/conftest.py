@@ -28,7 +28,7 @@ def _build_session(metastore: str | None = None):
     remote = os.environ.get("CHRONOJOIN_TEST_REMOTE")
     if remote and metastore is None:
         return SparkSession.builder.remote(remote).getOrCreate()
-    from tests.servers import TEST_SESSION_CONF
+    from tests.servers import TEST_JIT, TEST_SESSION_CONF
 
     conf = {
         **TEST_SESSION_CONF,
@@ -40,7 +40,7 @@ def _build_session(metastore: str | None = None):
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         # the throughput collector: tests/interval_join and tests/band/test_edges.py took
         # 345 s against 367 s with the default G1
-        "spark.driver.extraJavaOptions": "-XX:+UseParallelGC",
+        "spark.driver.extraJavaOptions": f"-XX:+UseParallelGC {TEST_JIT}",
     }
     builder = SparkSession.builder.master("local[2]").appName("chronojoin-tests")
     if metastore is not None:

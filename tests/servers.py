@@ -34,6 +34,13 @@ TEST_SESSION_CONF = {
 }
 
 
+#: The JIT of every JVM the tests start: the quick compiler only (C1, no profiling, no
+#: C2). The suite runs thousands of small, different queries, so its JVMs spend more
+#: CPU on compiling than on running: with C2, compiling took a third of a test
+#: session's CPU time. On two cores that work competes with the tests themselves.
+TEST_JIT = "-XX:TieredStopAtLevel=1"
+
+
 #: The environment variable through which child processes find the class-data archive.
 CLASS_ARCHIVE_ENV = "CHRONOJOIN_TEST_CLASS_ARCHIVE"
 
@@ -43,7 +50,7 @@ def short_lived_java_options() -> str:
     fast and, when :func:`build_class_archive` made one for this run, the classes that
     a Spark session loads mapped from that archive instead of loaded one by one (about
     half of a local session's start and of its first job)."""
-    options = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+    options = f"-XX:+UseSerialGC {TEST_JIT}"
     archive = os.environ.get(CLASS_ARCHIVE_ENV)
     if archive and os.path.exists(archive):
         options += f" -XX:SharedArchiveFile={archive} -Xlog:cds=off -Xlog:cds+dynamic=off"
@@ -164,6 +171,7 @@ def connect_server(log_path: Path, master: str = "local[2]") -> Iterator[str]:
         "--master", master,
         "--conf", f"spark.connect.grpc.binding.port={port}",
         "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
+        "--driver-java-options", TEST_JIT,
         *[arg for k, v in TEST_SESSION_CONF.items() for arg in ("--conf", f"{k}={v}")],
     ]
     with open(log_path, "wb") as log:

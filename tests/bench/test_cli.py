@@ -11,6 +11,7 @@ import time
 import pytest
 
 from chronojoin.cli.main import main
+from tests.servers import TEST_JIT
 
 
 def test_generate_thesis_parquet(spark, tmp_path, capsys):
@@ -153,7 +154,7 @@ def test_bench_quick_end_to_end(tmp_path):
     cmd = [
         sys.executable, "-c", "from chronojoin.cli.main import run; run()", "bench", "--quick",
         "--cases", "asof", "--master", "local[2]", "--results", str(results),
-        "--data", str(tmp_path / "data"),
+        "--data", str(tmp_path / "data"), "--conf", f"spark.driver.extraJavaOptions={TEST_JIT}",
     ]
     start = time.monotonic()
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, check=False)

@@ -82,6 +82,7 @@ def operations(spark: SparkSession, loader_dir: str) -> dict[str, DataFrame]:
 def main(master: str, out: str, loader_dir: str, *cli_args: str) -> int:
     """Run every operation on ``master``, write the results under ``out``, then the CLI."""
     from chronojoin.bench.cluster import HOST
+    from tests.servers import TEST_JIT
 
     spark = (
         SparkSession.builder.master(master).appName("chronojoin cluster test")
@@ -89,6 +90,8 @@ def main(master: str, out: str, loader_dir: str, *cli_args: str) -> int:
         .config("spark.sql.shuffle.partitions", "4").config(NATIVE_CONF, "true")
         .config("spark.executor.cores", "1").config("spark.cores.max", "2")
         .config("spark.executor.memory", "512m")
+        .config("spark.driver.extraJavaOptions", TEST_JIT)
+        .config("spark.executor.extraJavaOptions", TEST_JIT)
         .config("spark.driver.host", HOST).config("spark.driver.bindAddress", HOST)
         .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
         .getOrCreate()

@@ -17,7 +17,7 @@ import pytest
 
 from chronojoin.bench.cluster import StandaloneCluster
 from tests.cluster.operations import NATIVE_CONF, operations
-from tests.servers import child_env
+from tests.servers import TEST_JIT, child_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,7 +42,7 @@ def _env() -> dict[str, str]:
     return {**child_env(), "PYSPARK_PYTHON": sys.executable}
 
 
-def test_every_operation_on_a_standalone_cluster(spark, tmp_path):
+def test_every_operation_on_a_standalone_cluster(spark, tmp_path, monkeypatch):
     out, shared = tmp_path / "out", tmp_path / "cluster_table"
     left, right = tmp_path / "left", tmp_path / "right"
     from tests.cluster.operations import inputs
@@ -50,6 +50,7 @@ def test_every_operation_on_a_standalone_cluster(spark, tmp_path):
     data = inputs(spark)
     data["left"].write.parquet(str(left))
     data["right"].write.parquet(str(right))
+    monkeypatch.setenv("SPARK_DAEMON_JAVA_OPTS", TEST_JIT)  # the master's and workers' JVMs
     cluster = StandaloneCluster(workers=2, cores_per_worker=1, memory_per_worker="1g",
                                 executor_memory="512m", start_timeout_s=150)
     try:
