@@ -35,9 +35,9 @@ TEST_SESSION_CONF = {
 
 
 #: The JIT of every JVM the tests start: the quick compiler only (C1, no profiling, no
-#: C2). The suite runs thousands of small, different queries, so its JVMs spend more
-#: CPU on compiling than on running: with C2, compiling took a third of a test
-#: session's CPU time. On two cores that work competes with the tests themselves.
+#: C2). The suite runs thousands of small, different queries, whose code seldom runs
+#: long enough to repay C2: with it, compiling took a third of a test session's CPU
+#: time, and on two cores that work competes with the tests themselves.
 TEST_JIT = "-XX:TieredStopAtLevel=1"
 
 
