@@ -34,10 +34,11 @@ TEST_SESSION_CONF = {
 }
 
 
-#: The JIT of every JVM the tests start: the quick compiler only (C1, no profiling, no
-#: C2). The suite runs thousands of small, different queries, whose code seldom runs
-#: long enough to repay C2: with it, compiling took a third of a test session's CPU
-#: time, and on two cores that work competes with the tests themselves.
+#: The JIT of the JVMs the tests start (all but the installed wheel's demo, which runs
+#: as a user's would): the quick compiler only (C1, no profiling, no C2). The suite
+#: runs thousands of small, different queries, whose code seldom runs long enough to
+#: repay C2: with it, compiling took a third of a test session's CPU time, and on two
+#: cores that work competes with the tests themselves.
 TEST_JIT = "-XX:TieredStopAtLevel=1"
 
 
