@@ -4,10 +4,11 @@ The families describe their join as a :class:`RangeJoin`: two :class:`RangeSide`
 (a DataFrame whose columns have internal names, its equality keys, and the range
 ``[lo, hi]`` of ordinals that can meet the other side: a point when ``hi`` is None) and
 the exact match predicate. :func:`plan_range_join` bins both sides on one grid
-(:mod:`chronojoin._plan.binning`), joins them per level, filters exactly, keeps each pair
-in one bin only, and adds the unmatched left rows for ``how="left"``. When the keys
-alone leave few candidate pairs (:func:`~chronojoin._plan.binning.plain_join_pays`), the
-automatic grid is a single bin and the plan is the plain join on the keys.
+(:mod:`chronojoin._plan.binning`), joins all its levels in one equi-join, filters
+exactly, keeps each pair in one bin only, and adds the unmatched left rows for
+``how="left"``. When the keys alone leave few candidate pairs
+(:func:`~chronojoin._plan.binning.plain_join_pays`), the automatic grid is a single
+bin and the plan is the plain join on the keys.
 
 Ordinals are compared as Spark compares them (:func:`join_ordinal`): a float time keeps
 ``+-inf`` and NaN, so the result is the plain SQL join's; the grid bins them at its edges.
@@ -35,6 +36,7 @@ from chronojoin._validate.timetypes import TimeKind, ordinal
 
 _BIN_L, _BIN_R = "_cj_bin_l", "_cj_bin_r"
 _LVL_L, _LVL_R = "_cj_lvl_l", "_cj_lvl_r"
+_AT_L, _AT_R = "_cj_at_l", "_cj_at_r"
 _LO_L, _LO_R = "_cj_lo_l", "_cj_lo_r"
 _HI_L, _HI_R = "_cj_hi_l", "_cj_hi_r"
 
@@ -224,16 +226,13 @@ def plan_range_join(join: RangeJoin, grid: Grid | None = None) -> DataFrame:
     left = _prepare(join.left, _LO_L, _HI_L, _LVL_L, grid)
     right = _prepare(join.right, _LO_R, _HI_R, _LVL_R, grid)
     out = [*join.left.columns, *join.right.columns]
-    levels = grid.levels
-    if join.how == "left" and (join.left.is_point or grid.plain) and len(levels) == 1:
-        joined = _joined(join, left, right, grid, level=levels[0], how="left")
+    if join.how == "left" and (join.left.is_point or grid.plain) and len(grid.levels) == 1:
+        joined = _joined(join, left, right, grid, how="left")
         return joined.select(*[col(c) for c in out])
-    inner = _union([_joined(join, left, right, grid, level=lvl, how="inner") for lvl in levels])
-    inner = inner.select(*[col(c) for c in out])
+    inner = _joined(join, left, right, grid, how="inner").select(*[col(c) for c in out])
     if join.how == "inner":
         return inner
-    semis = [_joined(join, left, right, grid, level=lvl, how="left_semi") for lvl in levels]
-    matched = _union(semis)
+    matched = _joined(join, left, right, grid, how="left_semi")
     unmatched = _unmatched(join.left, matched.select(*[col(c) for c in join.left.columns]))
     nulls = [F.lit(None).cast(join.right.df.schema[c].dataType).alias(c)
              for c in join.right.columns]
@@ -241,53 +240,75 @@ def plan_range_join(join: RangeJoin, grid: Grid | None = None) -> DataFrame:
 
 
 def _prepare(side: RangeSide, lo: str, hi: str, lvl: str, grid: Grid) -> DataFrame:
+    """The side with its bounds; on a grid of several levels, each range's level.
+
+    The level is the row's position in ``grid.levels`` (0 for the first).
+    """
     df = side.df.withColumn(lo, side.lo)
     if side.hi is None:
-        return df.withColumn(lvl, F.lit(0))
+        return df
     df = df.withColumn(hi, side.hi)
+    if len(grid.levels) == 1:
+        return df
     level = B.level_of(F.col(lo), F.col(hi), grid.size, grid.max_level, grid.extent)
     return df.withColumn(lvl, B.planned_level(level, grid.levels, grid.max_level))
 
 
 def _joined(
-    join: RangeJoin, left: DataFrame, right: DataFrame, grid: Grid, *, level: int, how: str
+    join: RangeJoin, left: DataFrame, right: DataFrame, grid: Grid, *, how: str
 ) -> DataFrame:
-    """Join one level: ``inner``/``left_semi`` on the level's pairs, or ``left``."""
-    size = grid.sizes[level]
+    """Join every level at once: ``inner``/``left_semi`` on the pairs, or ``left``.
+
+    On a grid of several levels each row is copied to the levels it is joined on
+    (:func:`_on_levels`) and binned on each one's grid; the join key gains the level.
+    """
     keys = [col(lk) == col(rk) for lk, rk in zip(join.left.keys, join.right.keys, strict=True)]
     if grid.plain:  # every pair meets once: no bins
         return left.join(right, on=reduce(Column.__and__, keys, join.condition), how=how)
-    lsel, rsel = left, right
-    if grid.max_level > 0:
-        lsel = left.where(_level_filter(join.left, join.right, _LVL_L, level))
-        rsel = right.where(_level_filter(join.right, join.left, _LVL_R, level))
-    lrep = B.replicate(lsel, F.col(_LO_L), _hi(join.left, _HI_L), size, _BIN_L, grid.extent)
-    rrep = B.replicate(rsel, F.col(_LO_R), _hi(join.right, _HI_R), size, _BIN_R, grid.extent)
+    size: float | B.Levels = grid.sizes[grid.levels[0]]
+    if len(grid.levels) > 1:
+        sizes = tuple(grid.sizes[level] for level in grid.levels)
+        left = _on_levels(join.left, join.right, left, _LVL_L, _AT_L, len(sizes))
+        right = _on_levels(join.right, join.left, right, _LVL_R, _AT_R, len(sizes))
+        keys.append(F.col(_AT_L) == F.col(_AT_R))
+        size = B.Levels(sizes, F.col(_AT_L))
+    lrep = B.replicate(left, F.col(_LO_L), _hi(join.left, _HI_L), _sized(size, _AT_L),
+                       _BIN_L, grid.extent)
+    rrep = B.replicate(right, F.col(_LO_R), _hi(join.right, _HI_R), _sized(size, _AT_R),
+                       _BIN_R, grid.extent)
     cond = reduce(Column.__and__, keys, F.col(_BIN_L) == F.col(_BIN_R)) & join.condition
     if how == "inner" and not join.left.is_point and not join.right.is_point:
         cond = cond & B.emitted_here(
             F.col(_BIN_L), F.col(_LO_L), F.col(_LO_R), size, grid.extent
         )
-        if grid.max_level > 0:
-            cond = cond & (F.greatest(F.col(_LVL_L), F.col(_LVL_R)) == F.lit(level))
+        if isinstance(size, B.Levels):  # the pair's level: that of its longer row
+            cond = cond & (F.greatest(F.col(_LVL_L), F.col(_LVL_R)) == F.col(_AT_L))
     return lrep.join(rrep, on=cond, how=how)
+
+
+def _sized(size: float | B.Levels, at: str) -> float | B.Levels:
+    """``size`` with the levels read from this side's column ``at``."""
+    return B.Levels(size.sizes, F.col(at)) if isinstance(size, B.Levels) else size
 
 
 def _hi(side: RangeSide, name: str) -> Column | None:
     return None if side.is_point else F.col(name)
 
 
-def _level_filter(side: RangeSide, other: RangeSide, name: str, level: int) -> Column:
-    """Rows of ``side`` that take part in the join of ``level``.
+def _on_levels(
+    side: RangeSide, other: RangeSide, df: DataFrame, lvl: str, at: str, count: int
+) -> DataFrame:
+    """Add column ``at``: a copy of each row for every level it is joined on.
 
-    Against a point side, a range row is joined on its own level only; when both sides
-    are ranges, every row up to the level takes part and the pair's level decides.
+    A pair is joined on the level of its longer row. Against a point side, a range is
+    joined on its own level only and the points on every level; when both sides are
+    ranges, a row is joined on its own level and every higher one.
     """
     if side.is_point:
-        return F.lit(True)
+        return df.withColumn(at, F.explode(F.sequence(F.lit(0), F.lit(count - 1))))
     if other.is_point:
-        return F.col(name) == F.lit(level)
-    return F.col(name) <= F.lit(level)
+        return df.withColumn(at, F.col(lvl))
+    return df.withColumn(at, F.explode(F.sequence(F.col(lvl), F.lit(count - 1))))
 
 
 def _union(frames: list[DataFrame]) -> DataFrame:

@@ -127,16 +127,41 @@ def size_of_level(bin_size: float, level: int) -> float:
     return bin_size * LEVEL_FACTOR**level
 
 
-def bin_of(value: Column, size: float, extent: Extent = EVERYTHING) -> Column:
+@dataclass(frozen=True)
+class Levels:
+    """Several grids in one plan: the bin width of each level joined, and each row's level.
+
+    ``at`` holds a row's level as a position in ``sizes`` (0 for the first). A join
+    over several levels is one equi-join on ``(keys, level, bin)``: each row is binned
+    on the grid of its own level, so one plan replaces a join per level.
+    """
+
+    sizes: tuple[float, ...]
+    at: Column
+
+    def pick(self, values: list[float]) -> Column:
+        """The value of each row's level among ``values`` (one per level)."""
+        table = F.array(*[F.lit(float(v)) for v in values])
+        return F.element_at(table, self.at + F.lit(1))
+
+
+def bin_of(value: Column, size: float | Levels, extent: Extent = EVERYTHING) -> Column:
     """Return the bin number (``long``) of an ordinal on a grid of width ``size``.
 
     ``floor(value / size)`` in double, clamped to the bins of ``extent`` (and to
     ``+-BIN_LIMIT``) before it becomes a long: monotone in Spark's order of doubles,
-    NULL for NULL, never an overflow.
+    NULL for NULL, never an overflow. With :class:`Levels`, each row's grid is that of
+    its level, computed with the same doubles as a grid of that width alone.
     """
-    first, last = _bin_number(extent.lo / size), _bin_number(extent.hi / size)
-    quotient = value.cast("double") / F.lit(float(size))
-    inside = F.least(F.greatest(quotient, F.lit(first)), F.lit(last))
+    sizes = size.sizes if isinstance(size, Levels) else (size,)
+    firsts = [_bin_number(extent.lo / s) for s in sizes]
+    lasts = [_bin_number(extent.hi / s) for s in sizes]
+    if isinstance(size, Levels):
+        width, first, last = size.pick(list(sizes)), size.pick(firsts), size.pick(lasts)
+    else:
+        width, first, last = F.lit(float(size)), F.lit(firsts[0]), F.lit(lasts[0])
+    quotient = value.cast("double") / width
+    inside = F.least(F.greatest(quotient, first), last)
     return F.when(value.isNotNull(), F.floor(inside))
 
 
@@ -239,7 +264,7 @@ def replicate(
     df: DataFrame,
     lo: Column,
     hi: Column | None,
-    size: float,
+    size: float | Levels,
     name: str,
     extent: Extent = EVERYTHING,
 ) -> DataFrame:
@@ -412,17 +437,18 @@ def planned_levels(sizes: tuple[float, ...], stats: list[SideStats]) -> tuple[in
 
 
 def planned_level(level: Column, planned: tuple[int, ...], top: int) -> Column:
-    """A row's level (at most ``top``) moved to the nearest planned one.
+    """A row's level (at most ``top``) moved to the nearest planned one, as a position.
 
-    The next higher planned level, or the highest planned one for a row above them all
-    (which the statistics rule out but floating-point rounding at a level's edge might
+    The position is the planned level's in ``planned`` (0 for the first). The level
+    is the next higher planned level, or the highest planned one for a row above them
+    all (which the statistics rule out but floating-point rounding at a level's edge might
     not).
     """
     if planned == tuple(range(top + 1)):
         return level
-    out = F.lit(planned[-1])
-    for value in reversed(planned[:-1]):
-        out = F.when(level <= F.lit(value), F.lit(value)).otherwise(out)
+    out = F.lit(len(planned) - 1)
+    for position in reversed(range(len(planned) - 1)):
+        out = F.when(level <= F.lit(planned[position]), F.lit(position)).otherwise(out)
     return out
 
 
@@ -519,7 +545,8 @@ def plain_join_pays(
 
 
 def emitted_here(
-    bin_column: Column, lo_left: Column, lo_right: Column, size: float, extent: Extent
+    bin_column: Column, lo_left: Column, lo_right: Column, size: float | Levels,
+    extent: Extent,
 ) -> Column:
     """Keep a pair only in the bin of ``greatest(lo_left, lo_right)`` (emitted once).
 
