@@ -6,6 +6,7 @@ import io
 import itertools
 import operator
 import re
+from collections import Counter
 from contextlib import redirect_stdout
 from functools import reduce
 
@@ -193,12 +194,12 @@ def test_against_duckdb_asof(spark, direction, exact):
     ldf, rdf = _frames(spark, left, right, "int")
     ref = duckdb_asof(pd.DataFrame(left), pd.DataFrame(right), on="t", by=["k"],
                       direction=direction, allow_exact_matches=exact)
-    expected = {int(a): (None if pd.isna(b) else int(b)) for a, b in zip(ref.lid, ref.rid)}
-    for strategy in STRATEGIES:
-        out = cj.asof_join(ldf, rdf, on="t", by="k", direction=direction,
-                           allow_exact_matches=exact, strategy=strategy)
-        got = {r["lid"]: r["rid"] for r in out.select("lid", "rid").collect()}
-        assert got == expected, strategy
+    expected = Counter((int(a), None if pd.isna(b) else int(b)) for a, b in zip(ref.lid, ref.rid))
+    frames = {strategy: cj.asof_join(ldf, rdf, on="t", by="k", direction=direction,
+                                     allow_exact_matches=exact, strategy=strategy)
+              for strategy in STRATEGIES}
+    for strategy, pairs in spark_batch(frames, "lid", "rid").items():  # one job
+        assert pairs == expected, strategy
 
 
 def test_against_pandas_merge_asof(spark):
@@ -206,15 +207,20 @@ def test_against_pandas_merge_asof(spark):
     ldf, rdf = _frames(spark, left, right, "int")
     lp = pd.DataFrame(left).sort_values("t")
     rp = pd.DataFrame(right).sort_values("t")
+    frames, expected = {}, {}
     for direction in ("backward", "forward", "nearest"):
         ref = pd.merge_asof(lp, rp[["rid", "k", "t"]], on="t", by="k",
                             direction=direction, tolerance=50)
-        expected = {int(a): (None if pd.isna(b) else int(b)) for a, b in zip(ref.lid, ref.rid)}
+        expected[direction] = Counter(
+            (int(a), None if pd.isna(b) else int(b)) for a, b in zip(ref.lid, ref.rid)
+        )
         for strategy in STRATEGIES:
-            out = cj.asof_join(ldf, rdf, on="t", by="k", direction=direction,
-                               tolerance=50, strategy=strategy)
-            got = {r["lid"]: r["rid"] for r in out.select("lid", "rid").collect()}
-            assert got == expected, (direction, strategy)
+            frames[(direction, strategy)] = cj.asof_join(
+                ldf, rdf, on="t", by="k", direction=direction, tolerance=50, strategy=strategy
+            )
+    got = spark_batch(frames, "lid", "rid")  # one job
+    for (direction, strategy), pairs in got.items():
+        assert pairs == expected[direction], (direction, strategy)
 
 
 def test_auto_splits_hot_key_and_stays_exact(spark, caplog, monkeypatch):
