@@ -20,7 +20,8 @@ from chronojoin.asof.buckets import Layout
 from chronojoin.asof.strategies import hot_broadcast
 from tests.asof.data import one_left_row_per_key, ordinal, random_rows, tolerance_for
 from tests.asof.test_auto_layout import _plan_text, _sorted
-from tests.asof.test_conformance import _check, _frames, _oracle, _spec
+from tests.asof.test_conformance import _check, _check_rows, _frames, _oracle, _spec
+from tests.oracles.band import spark_batch
 
 
 @pytest.mark.parametrize(("direction", "exact", "tol", "how", "buckets"), [
@@ -61,13 +62,17 @@ def test_repeated_times_shared_times_and_gaps(spark, buckets):
     layout = Layout(buckets=buckets, hot_keys=(("k0",),), span=(0.0, 159.0))
     options = [(d, exact, tol) for d in ("backward", "forward", "nearest")
                for exact in (True, False) for tol in (None, 30)]
-    for direction, exact, tol in options:
+    outs = {}
+    for option in options:
+        direction, exact, tol = option
         spec = _spec(ldf, rdf, direction=direction, allow_exact_matches=exact,
                      tolerance=tol, tiebreak="tb")
-        out = hot_broadcast.plan(spec.left, spec.rights[0], spec, layout)
+        outs[option] = hot_broadcast.plan(spec.left, spec.rights[0], spec, layout)
+    got = spark_batch(outs, "lid", "rid")  # one job
+    for (direction, exact, tol), pairs in got.items():
         expected = _oracle(left, right, "int", direction=direction, allow_exact_matches=exact,
                            tolerance=tol, tiebreak=["tb"])
-        _check(out, left, expected, "left")
+        _check_rows(list(pairs.elements()), left, expected, "left", (direction, exact, tol))
 
 
 @pytest.mark.parametrize(("kind", "span"), [("timestamp", (20, 30)), ("double", (-5, 500)),
