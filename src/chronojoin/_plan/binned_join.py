@@ -265,30 +265,24 @@ def _joined(
     keys = [col(lk) == col(rk) for lk, rk in zip(join.left.keys, join.right.keys, strict=True)]
     if grid.plain:  # every pair meets once: no bins
         return left.join(right, on=reduce(Column.__and__, keys, join.condition), how=how)
-    size: float | B.Levels = grid.sizes[grid.levels[0]]
-    if len(grid.levels) > 1:
-        sizes = tuple(grid.sizes[level] for level in grid.levels)
+    sizes = tuple(grid.sizes[level] for level in grid.levels)
+    lsize: float | B.Levels = sizes[0]
+    rsize: float | B.Levels = sizes[0]
+    if len(sizes) > 1:
         left = _on_levels(join.left, join.right, left, _LVL_L, _AT_L, len(sizes))
         right = _on_levels(join.right, join.left, right, _LVL_R, _AT_R, len(sizes))
         keys.append(F.col(_AT_L) == F.col(_AT_R))
-        size = B.Levels(sizes, F.col(_AT_L))
-    lrep = B.replicate(left, F.col(_LO_L), _hi(join.left, _HI_L), _sized(size, _AT_L),
-                       _BIN_L, grid.extent)
-    rrep = B.replicate(right, F.col(_LO_R), _hi(join.right, _HI_R), _sized(size, _AT_R),
-                       _BIN_R, grid.extent)
+        lsize, rsize = B.Levels(sizes, F.col(_AT_L)), B.Levels(sizes, F.col(_AT_R))
+    lrep = B.replicate(left, F.col(_LO_L), _hi(join.left, _HI_L), lsize, _BIN_L, grid.extent)
+    rrep = B.replicate(right, F.col(_LO_R), _hi(join.right, _HI_R), rsize, _BIN_R, grid.extent)
     cond = reduce(Column.__and__, keys, F.col(_BIN_L) == F.col(_BIN_R)) & join.condition
     if how == "inner" and not join.left.is_point and not join.right.is_point:
         cond = cond & B.emitted_here(
-            F.col(_BIN_L), F.col(_LO_L), F.col(_LO_R), size, grid.extent
+            F.col(_BIN_L), F.col(_LO_L), F.col(_LO_R), lsize, grid.extent
         )
-        if isinstance(size, B.Levels):  # the pair's level: that of its longer row
+        if len(sizes) > 1:  # the pair's level: that of its longer row
             cond = cond & (F.greatest(F.col(_LVL_L), F.col(_LVL_R)) == F.col(_AT_L))
     return lrep.join(rrep, on=cond, how=how)
-
-
-def _sized(size: float | B.Levels, at: str) -> float | B.Levels:
-    """``size`` with the levels read from this side's column ``at``."""
-    return B.Levels(size.sizes, F.col(at)) if isinstance(size, B.Levels) else size
 
 
 def _hi(side: RangeSide, name: str) -> Column | None:
@@ -309,10 +303,6 @@ def _on_levels(
     if other.is_point:
         return df.withColumn(at, F.col(lvl))
     return df.withColumn(at, F.explode(F.sequence(F.col(lvl), F.lit(count - 1))))
-
-
-def _union(frames: list[DataFrame]) -> DataFrame:
-    return reduce(DataFrame.unionByName, frames)
 
 
 def _unmatched(left: RangeSide, matched: DataFrame) -> DataFrame:
