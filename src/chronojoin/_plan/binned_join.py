@@ -27,7 +27,6 @@ from functools import reduce
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
-from pyspark.sql.window import Window
 
 from chronojoin._plan import binning as B
 from chronojoin._plan.stats import broadcast_threshold, estimated_bytes, same_key_share
@@ -38,7 +37,6 @@ from chronojoin._validate.timetypes import TimeKind, ordinal
 _BIN_L, _BIN_R = "_cj_bin_l", "_cj_bin_r"
 _LVL_L, _LVL_R = "_cj_lvl_l", "_cj_lvl_r"
 _AT_L, _AT_R = "_cj_at_l", "_cj_at_r"
-_ROW, _ANY = "_cj_row", "_cj_any"
 _LO_L, _LO_R = "_cj_lo_l", "_cj_lo_r"
 _HI_L, _HI_R = "_cj_hi_l", "_cj_hi_r"
 
@@ -231,8 +229,6 @@ def plan_range_join(join: RangeJoin, grid: Grid | None = None) -> DataFrame:
     if join.how == "left" and (join.left.is_point or grid.plain) and len(grid.levels) == 1:
         joined = _joined(join, left, right, grid, how="left")
         return joined.select(*[col(c) for c in out])
-    if join.how == "left" and join.left.is_point:
-        return _points_left_on_levels(join, left, right, grid).select(*[col(c) for c in out])
     inner = _joined(join, left, right, grid, how="inner").select(*[col(c) for c in out])
     if join.how == "inner":
         return inner
@@ -241,24 +237,6 @@ def plan_range_join(join: RangeJoin, grid: Grid | None = None) -> DataFrame:
     nulls = [F.lit(None).cast(join.right.df.schema[c].dataType).alias(c)
              for c in join.right.columns]
     return inner.unionByName(unmatched.select(*[col(c) for c in join.left.columns], *nulls))
-
-
-def _points_left_on_levels(
-    join: RangeJoin, left: DataFrame, right: DataFrame, grid: Grid
-) -> DataFrame:
-    """A left join of points on a grid of several levels, in one join.
-
-    Each point is copied to every level, so the outer join returns its matches (each
-    on one level) and an unmatched copy on every level where it has none. Keeping a
-    point's matches, or else its copy on the first level, leaves every left row once
-    with its matches or once with NULLs: the copies are told apart by a row number
-    given before the copying (no anti join on the whole row, no semi join).
-    """
-    left = left.withColumn(_ROW, F.monotonically_increasing_id())
-    joined = _joined(join, left, right, grid, how="left")
-    hit = F.col(_LO_R).isNotNull()  # a matched right row has its bounds
-    joined = joined.withColumn(_ANY, F.max(hit).over(Window.partitionBy(_ROW)))
-    return joined.where(hit | (~F.col(_ANY) & (F.col(_AT_L) == F.lit(0))))
 
 
 def _prepare(side: RangeSide, lo: str, hi: str, lvl: str, grid: Grid) -> DataFrame:
