@@ -17,7 +17,10 @@ from pyspark.sql import functions as F
 import chronojoin as cj
 from chronojoin._plan.binned_join import key_share_unless_plain
 from chronojoin._plan.binning import (
+    Extent,
+    Levels,
     SideStats,
+    bin_of,
     choose_bin_size,
     level_sizes,
     plain_join_pays,
@@ -188,6 +191,23 @@ def test_levels_without_rows_are_not_joined(spark, capsys):
     # three are joined in one join, each row binned on its level's width (16**level).
     assert physical.count("Join ") == 1, physical
     assert "[1.0,1.6777216E7,2.68435456E8]" in physical, physical
+
+
+def test_bins_on_levels_equal_each_levels_own_grid(spark):
+    """A row binned on its level's grid (one plan, :class:`Levels`) gets exactly the bin
+    of that level's grid alone: at infinities, NaN, NULL and the ends of the doubles."""
+    values = [0.0, -0.0, 1.0, -1.0, 2.5, 1e-300, 2.0**62, -(2.0**63), 1e308, -1e308,
+              INF, -INF, NAN, None, 123456789.123]
+    sizes = (1.0, 16.0, 2.0**40, 1e300)
+    rows = [(v, at) for v in values for at in range(len(sizes))]
+    df = spark.createDataFrame(rows, "v double, at int")
+    for extent in (Extent(), Extent(-5.0, 1e12)):
+        one_plan = bin_of(F.col("v"), Levels(sizes, F.col("at")), extent)
+        own = F.lit(None).cast("long")
+        for at, size in enumerate(sizes):
+            own = F.when(F.col("at") == F.lit(at), bin_of(F.col("v"), size, extent)).otherwise(own)
+        differ = df.where(~one_plan.eqNullSafe(own)).select("v", "at")
+        assert differ.collect() == [], extent
 
 
 def test_side_stats_octaves_and_planned_levels(spark):
