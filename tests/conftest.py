@@ -91,6 +91,18 @@ def spark():
     session.stop()
 
 
+@pytest.fixture
+def full_auto(monkeypatch):
+    """``strategy="auto"`` runs its statistics even on the tests' tiny inputs.
+
+    (Inputs this small otherwise get ``union`` at once: see
+    :data:`chronojoin.asof.choose.SMALL_INPUT_BYTES`.)
+    """
+    from chronojoin.asof import choose
+
+    monkeypatch.setattr(choose, "SMALL_INPUT_BYTES", 0)
+
+
 @pytest.fixture(scope="session")
 def class_archive(tmp_path_factory):
     """A class-data archive for the short-lived child sessions of this run, built once.

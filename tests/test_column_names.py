@@ -51,6 +51,7 @@ def _both(call, *frames, **names):
     return odd
 
 
+@pytest.mark.usefixtures("full_auto")
 @pytest.mark.parametrize("strategy", ["auto", "union", "exploding", "sort_merge", "broadcast"])
 @pytest.mark.parametrize("one_per_key", [False, True])
 def test_asof_strategies(spark, strategy, one_per_key):
@@ -70,6 +71,7 @@ def test_asof_time_buckets(spark, options):
     _both(cj.asof_join, ldf, rdf, on="t", tiebreak="tb", **options)
 
 
+@pytest.mark.usefixtures("full_auto")
 @pytest.mark.parametrize("one_per_key", [False, True])
 def test_asof_several_right_tables(spark, one_per_key):
     left, right = random_rows(seed=13, n_left=80, n_right=140, n_keys=30)

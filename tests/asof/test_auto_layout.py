@@ -53,6 +53,7 @@ def _one_left_row_per_key(spark):
     return left, right, *_frames(spark, left, right, "int")
 
 
+@pytest.mark.usefixtures("full_auto")
 @pytest.mark.parametrize(("direction", "exact", "tol"), [
     ("backward", True, None), ("forward", False, 10), ("nearest", True, 5),
 ])
@@ -74,6 +75,7 @@ def test_auto_broadcasts_a_small_left_side_with_one_row_per_key(spark, caplog, d
     assert "partial_max_by" in plan
 
 
+@pytest.mark.usefixtures("full_auto")
 @pytest.mark.parametrize(("direction", "exact", "tol"), [
     ("backward", True, None), ("nearest", False, 5),
 ])
@@ -93,6 +95,7 @@ def test_auto_hashes_exploding_when_broadcasts_are_off(spark, caplog, direction,
         spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
 
 
+@pytest.mark.usefixtures("full_auto")
 @pytest.mark.parametrize("how", ["left", "inner"])
 def test_auto_broadcasts_several_right_tables_in_one_plan(spark, caplog, how):
     _, _, ldf, rdf = _one_left_row_per_key(spark)
@@ -113,6 +116,7 @@ def test_auto_broadcasts_several_right_tables_in_one_plan(spark, caplog, how):
     assert _sorted(one, one.columns) == _sorted(chained, chained.columns)
 
 
+@pytest.mark.usefixtures("full_auto")
 def test_auto_keeps_union_with_many_left_rows_per_key(spark, caplog):
     # About 10 left rows for each of 60 keys: none holds 5% of them (not heavy).
     left, right = random_rows(seed=29, n_left=600, n_right=600, n_keys=60, hot_key=False)
@@ -164,6 +168,7 @@ def test_sampled_hot_spans_largest_first_without_null_keys(spark):
     assert sampled_hot_spans(df.where("t > 1000"), ("k",), t, 0.1, fraction=1.0) == []
 
 
+@pytest.mark.usefixtures("full_auto")
 @pytest.mark.parametrize(("direction", "exact", "tol", "how"), [
     ("backward", True, None, "left"), ("forward", False, 40, "inner"),
     ("nearest", True, 25, "left"),
@@ -227,3 +232,64 @@ def test_hot_key_buckets_of_several_right_tables_match_unbucketed_joins(spark, h
     # Ties without a tie-break may pick another row: compare what is determined.
     cols = ["lid", "b_rid", "c_rid", "a_t"]
     assert _sorted(out, cols) == _sorted(chained, cols)
+
+
+def _reasons(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "strategy" in r.getMessage()]
+
+
+def test_small_inputs_get_union_without_statistics(spark, caplog, tmp_path, monkeypatch):
+    """Tiny inputs skip ``auto``'s statistics: frames Spark cannot size (local data)
+    have their rows counted in one job, files are sized from their plans; over either
+    limit the statistics run (here they choose ``broadcast``)."""
+    from chronojoin.asof import choose
+
+    left, right, ldf, rdf = _one_left_row_per_key(spark)
+    expected = _oracle(left, right, "int", tiebreak=["tb"])
+    ldf.write.parquet(str(tmp_path / "l"))
+    rdf.write.parquet(str(tmp_path / "r"))
+    lfile, rfile = spark.read.parquet(str(tmp_path / "l")), spark.read.parquet(str(tmp_path / "r"))
+    rows = len(left) + len(right)
+    cases = [(ldf, rdf, f"small inputs ({rows} row(s))"),
+             (lfile, rfile, "small inputs (about 0.0 MiB by Spark's estimate)"),
+             (ldf, rfile, f"small inputs ({len(left)} row(s) and about 0.0 MiB")]
+    for lx, rx, reason in cases:
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+            out = cj.asof_join(lx, rx, on="t", by="k", tiebreak="tb")
+            _check(out, left, expected, "left")
+        assert [f"asof_join right: strategy 'union' ({reason}" in r
+                for r in _reasons(caplog)] == [True], (reason, _reasons(caplog))
+    # One row over the count, one byte over the size: the statistics run.
+    for name, limit, lx, rx in [("SMALL_INPUT_ROWS", rows - 1, ldf, rdf),
+                                ("SMALL_INPUT_BYTES", 1, lfile, rfile)]:
+        caplog.clear()
+        with monkeypatch.context() as mp, caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+            mp.setattr(choose, name, limit)
+            cj.asof_join(lx, rx, on="t", by="k", tiebreak="tb")
+        assert "strategy 'broadcast'" in caplog.text, name
+
+
+def test_small_inputs_of_several_right_tables_get_one_union(spark, caplog):
+    left, right, ldf, rdf = _one_left_row_per_key(spark)
+    specs = [cj.Right(rdf, prefix="a_", tiebreak="tb"),
+             cj.Right(rdf, prefix="b_", direction="forward", tiebreak="tb")]
+    with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+        one = cj.asof_join(ldf, specs, on="t", by="k")
+    rows = len(left) + 2 * len(right)
+    assert f"one 'union' plan (small inputs ({rows} row(s))" in caplog.text, caplog.text
+    chained = ldf
+    for s in specs:
+        chained = cj.asof_join(chained, [s], on="t", by="k", strategy="broadcast")
+    assert _sorted(one, one.columns) == _sorted(chained, chained.columns)
+
+
+def test_rows_up_to_counts_every_frame_and_stops_past_the_limit(spark):
+    from chronojoin._plan.stats import rows_up_to
+
+    a, b = spark.range(30), spark.range(5).where("id > 1")
+    assert rows_up_to([a, b], 100) == 33
+    assert rows_up_to([a, b], 33) == 33
+    assert rows_up_to([a, b], 32) == 33  # "more than 32"
+    assert rows_up_to([a, b], 10) == 11
+    assert rows_up_to([b.where("id > 9")], 10) == 0

@@ -47,6 +47,15 @@ def test_no_exchange_on_bucketed_inputs(spark, bucketed, strategy):
         spark.conf.set("spark.sql.autoBroadcastJoinThreshold", previous)
 
 
+def test_small_bucketed_tables_are_still_joined_within_buckets(spark, bucketed, caplog):
+    """Tables read bucket by bucket never take the small inputs' ``union``."""
+    bl, br, _, _ = bucketed
+    with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+        cj.asof_join(bl, br, on="time", by="id")
+    assert "strategy 'exploding'" in caplog.text, caplog.text
+
+
+@pytest.mark.usefixtures("full_auto")
 def test_auto_joins_within_buckets_instead_of_broadcasting(spark, bucketed, caplog):
     """One left row per id would mean ``broadcast``; on tables bucketed by the key Spark
     would read the right side one bucket per task, so ``auto`` joins within the buckets."""

@@ -173,7 +173,7 @@ def _hot_inputs(spark, *, clustered: bool):
 
 
 @pytest.fixture
-def sampled_everything(monkeypatch):
+def sampled_everything(monkeypatch, full_auto):
     from chronojoin._plan import stats
     from chronojoin.asof import choose
 

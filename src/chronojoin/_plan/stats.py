@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import re
 from contextlib import redirect_stdout
+from functools import reduce
 from typing import NamedTuple
 
 from pyspark.sql import Column, DataFrame
@@ -122,6 +123,16 @@ def key_counts(df: DataFrame, keys: tuple[str, ...]) -> KeyCounts:
     counts = df.select(*cols).where(not_null(*cols)).groupBy(*cols).count()
     row = counts.agg(F.max("count").alias("m"), F.sum("count").alias("n")).collect()[0]
     return KeyCounts(int(row["m"] or 0), int(row["n"] or 0))
+
+
+def rows_up_to(frames: list[DataFrame], limit: int) -> int:
+    """The rows of ``frames`` in all, counted up to ``limit + 1`` (one job).
+
+    Each frame is read only until it has given ``limit + 1`` rows, so a large input
+    costs little more than a small one; a result over ``limit`` means "more".
+    """
+    probes = [df.select(F.lit(1).alias("__one")).limit(limit + 1) for df in frames]
+    return min(limit + 1, reduce(DataFrame.unionAll, probes).count())
 
 
 def key_profile(df: DataFrame, keys: tuple[str, ...], time: Column, *,

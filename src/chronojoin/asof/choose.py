@@ -1,6 +1,13 @@
 """``strategy="auto"``: a pure function of the spec and a few cheap statistics.
 
 * No equality key: ``union`` over a time-bucketed global timeline (exact carry-over).
+* Small inputs: when Spark's own size estimate of the left side and every right table
+  (read from the plans, no job) adds up to at most :data:`SMALL_INPUT_BYTES` (frames
+  Spark cannot size: at most :data:`SMALL_INPUT_ROWS` rows, one cheap job),
+  ``union`` without the statistics jobs. The jobs below cost about a second on a local
+  session, more than any other plan could save on such inputs (and a hot key of a
+  few megabytes costs one task little). Tables read bucket by bucket still take the
+  path below (their plans avoid an exchange).
 * Keys: first one job counts the left rows of each key and keeps the largest keys
   with the range of their left times (:func:`~chronojoin._plan.stats.key_profile`,
   key and time columns only). With at most
@@ -47,9 +54,11 @@ from pyspark.sql import Column
 from chronojoin._plan.stats import (
     KeyCounts,
     KeyProfile,
+    estimated_bytes,
     hot_bucket_counts,
     key_counts,
     key_profile,
+    rows_up_to,
     sampled_hot_spans,
 )
 from chronojoin._validate.columns import col
@@ -60,6 +69,16 @@ from chronojoin.asof.strategies.hot_broadcast import hot_buckets
 
 log = logging.getLogger("chronojoin.asof")
 
+#: Inputs whose estimated sizes add up to at most this many bytes get ``union`` without
+#: a statistics job (0 turns that off). On the thesis data at 10,000 ids (about 7 MB
+#: by the estimate) ``auto`` with its statistics took 1.5x ``union``'s time, without
+#: them 0.9-1.0x; at 30,000 ids (about 21 MB) it took 1.0x with them (BENCHMARKS.md).
+SMALL_INPUT_BYTES = 8 * 1024 ** 2
+#: Frames Spark cannot size count as small with at most this many rows in all.
+SMALL_INPUT_ROWS = 100_000
+#: Spark's size estimate of a plan it cannot size (``spark.sql.defaultSizeInBytes``,
+#: the largest long by default): estimates at or above this count as unknown.
+UNSIZED_BYTES = 2.0 ** 62
 #: A key holding more than this share of the sampled right rows is split into buckets.
 HOT_SHARE = 0.05
 #: Sampled rows a key needs before it counts as hot (about 10,000 rows in all).
@@ -96,6 +115,9 @@ def choose(spec: AsofSpec, right: RightSpec) -> tuple[str, Layout | None, str]:
         return "union", None, "no equality key: time-bucketed union with carry-over"
     if spec.buckets is not None:
         return "union", None, f"buckets={spec.buckets} requested: union with carry-over"
+    small = _small_inputs(spec)
+    if small is not None:
+        return "union", None, small
     profile = key_profile(spec.left, right.keys.left, _left_time(spec), over=MAX_LEFT_PER_KEY)
     counts = profile.counts
     if _broadcastable(spec, counts):
@@ -130,6 +152,9 @@ def choose_many(spec: AsofSpec) -> tuple[str, Layout | None, str]:
     """Return ``(strategy, layout, reason)`` for one plan joining every right table."""
     rights = list(spec.rights)
     if rights[0].keys and spec.buckets is None:
+        small = _small_inputs(spec)
+        if small is not None:
+            return "union", None, small
         profile = key_profile(spec.left, rights[0].keys.left, _left_time(spec),
                               over=MAX_LEFT_PER_KEY)
         if _broadcastable(spec, profile.counts) and not any(bucketed_by_keys(r) for r in rights):
@@ -140,6 +165,37 @@ def choose_many(spec: AsofSpec) -> tuple[str, Layout | None, str]:
             return "hot_broadcast", chosen[0], _hot_reason(*chosen)
     layout = hot_layout(spec, rights)
     return "union", layout, "one union, one shuffle and one sort of every table"
+
+
+def _small_inputs(spec: AsofSpec) -> str | None:
+    """The reason to take ``union`` without statistics, or ``None`` (see the module).
+
+    Sizes are Spark's estimates of the plans, which start no job. A plan Spark cannot
+    size (a frame made from local Python data or an RDD, a table without statistics)
+    has its rows counted instead, up to :data:`SMALL_INPUT_ROWS` (one job for all such
+    frames, stopping early on large ones).
+    """
+    if SMALL_INPUT_BYTES <= 0:
+        return None
+    total, unsized = 0.0, []
+    for df in (spec.left, *(r.df for r in spec.rights)):
+        size = estimated_bytes(df)
+        if size is None or size >= UNSIZED_BYTES:
+            unsized.append(df)
+            continue
+        total += size
+        if total > SMALL_INPUT_BYTES:
+            return None
+    if any(bucketed_by_keys(r) for r in spec.rights):
+        return None
+    reason = f"about {total / 1024 ** 2:.1f} MiB by Spark's estimate"
+    if unsized:
+        rows = rows_up_to(unsized, SMALL_INPUT_ROWS)
+        if rows > SMALL_INPUT_ROWS:
+            return None
+        sized = len(spec.rights) + 1 - len(unsized)
+        reason = f"{rows} row(s)" + (f" and {reason}" if sized else "")
+    return (f"small inputs ({reason}): one shuffle and one sort, no statistics job")
 
 
 def heavy_layout(spec: AsofSpec, profile: KeyProfile) -> Layout | None:
