@@ -128,8 +128,8 @@ def key_counts(df: DataFrame, keys: tuple[str, ...]) -> KeyCounts:
 def rows_up_to(frames: list[DataFrame], limit: int) -> int:
     """The rows of ``frames`` in all, counted up to ``limit + 1`` (one job).
 
-    Each frame is read only until it has given ``limit + 1`` rows, so a large input
-    costs little more than a small one; a result over ``limit`` means "more".
+    No column is read, and each partition of a frame stops after ``limit + 1`` rows;
+    a result over ``limit`` means "more".
     """
     probes = [df.select(F.lit(1).alias("__one")).limit(limit + 1) for df in frames]
     return min(limit + 1, reduce(DataFrame.unionAll, probes).count())

@@ -3,10 +3,10 @@
 * No equality key: ``union`` over a time-bucketed global timeline (exact carry-over).
 * Small inputs: when Spark's own size estimate of the left side and every right table
   (read from the plans, no job) adds up to at most :data:`SMALL_INPUT_BYTES` (frames
-  Spark cannot size: at most :data:`SMALL_INPUT_ROWS` rows, one cheap job),
-  ``union`` without the statistics jobs. The jobs below cost about a second on a local
-  session, more than any other plan could save on such inputs (and a hot key of a
-  few megabytes costs one task little). Tables read bucket by bucket still take the
+  Spark cannot size: at most :data:`SMALL_INPUT_ROWS` rows, counted by one job that
+  reads no column), ``union`` without the statistics jobs. The jobs below cost about
+  a second on a local session, more than any other plan could save on such inputs (and
+  a hot key of a few megabytes costs one task little). Tables read bucket by bucket still take the
   path below (their plans avoid an exchange).
 * Keys: first one job counts the left rows of each key and keeps the largest keys
   with the range of their left times (:func:`~chronojoin._plan.stats.key_profile`,
@@ -173,7 +173,7 @@ def _small_inputs(spec: AsofSpec) -> str | None:
     Sizes are Spark's estimates of the plans, which start no job. A plan Spark cannot
     size (a frame made from local Python data or an RDD, a table without statistics)
     has its rows counted instead, up to :data:`SMALL_INPUT_ROWS` (one job for all such
-    frames, stopping early on large ones).
+    frames, each partition stopping past that count).
     """
     if SMALL_INPUT_BYTES <= 0:
         return None
@@ -195,7 +195,7 @@ def _small_inputs(spec: AsofSpec) -> str | None:
             return None
         sized = len(spec.rights) + 1 - len(unsized)
         reason = f"{rows} row(s)" + (f" and {reason}" if sized else "")
-    return (f"small inputs ({reason}): one shuffle and one sort, no statistics job")
+    return f"small inputs ({reason}): one shuffle and one sort, no key statistics"
 
 
 def heavy_layout(spec: AsofSpec, profile: KeyProfile) -> Layout | None:
