@@ -95,12 +95,15 @@ def spark():
 def full_auto(monkeypatch):
     """``strategy="auto"`` runs its statistics even on the tests' tiny inputs.
 
-    (Inputs this small otherwise get ``union`` at once: see
-    :data:`chronojoin.asof.choose.SMALL_INPUT_BYTES`.)
+    (Inputs this small otherwise get a plan at once: see
+    :data:`chronojoin.asof.choose.SMALL_INPUT_BYTES` and
+    :data:`chronojoin.intervals.choose.SMALL_INPUT_BYTES`.)
     """
-    from chronojoin.asof import choose
+    from chronojoin.asof import choose as asof
+    from chronojoin.intervals import choose as intervals
 
-    monkeypatch.setattr(choose, "SMALL_INPUT_BYTES", 0)
+    monkeypatch.setattr(asof, "SMALL_INPUT_BYTES", 0)
+    monkeypatch.setattr(intervals, "SMALL_INPUT_BYTES", 0)
 
 
 @pytest.fixture(scope="session")

@@ -93,6 +93,10 @@ def test_needs_stats(frames):
     assert needs_stats(spec(frames, strategy="bucketed_sweep"))
     assert needs_stats(spec(frames, strategy="bucketed_sweep", buckets=4))
     assert not needs_stats(spec(frames, strategy="bucketed_sweep", buckets="3"))
+    # only the join computes max: auto needs no statistics to pick it
+    s = spec(frames, aggs={"m": ("max", "v")})
+    assert not needs_stats(s)
+    assert choose(s, None).strategy == "join"
 
 
 def test_sampled_statistics_estimate_the_exact_ones(spark):

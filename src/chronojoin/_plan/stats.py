@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 from contextlib import redirect_stdout
 from functools import reduce
 from typing import NamedTuple
@@ -133,6 +134,44 @@ def rows_up_to(frames: list[DataFrame], limit: int) -> int:
     """
     probes = [df.select(F.lit(1).alias("__one")).limit(limit + 1) for df in frames]
     return min(limit + 1, reduce(DataFrame.unionAll, probes).count())
+
+
+#: Spark's size estimate of a plan it cannot size (``spark.sql.defaultSizeInBytes``,
+#: the largest long by default): estimates at or above this count as unknown.
+UNSIZED_BYTES = 2.0 ** 62
+
+
+def small_inputs(frames: list[DataFrame], *, max_bytes: float, max_rows: int,
+                 eligible: Callable[[], bool] = lambda: True) -> str | None:
+    """How small ``frames`` are in all (for a log line), or None when they are not.
+
+    Small: Spark's size estimates of the frames' plans (no job) add up to at most
+    ``max_bytes``, and the frames Spark cannot size (made from local Python data or an
+    RDD on a classic session, a table without statistics) hold at most ``max_rows``
+    rows in all, counted by one job that reads no column (:func:`rows_up_to`).
+    ``eligible`` is asked once the sizes pass, before that job; ``max_bytes <= 0``
+    turns the test off.
+    """
+    if max_bytes <= 0:
+        return None
+    total, unsized = 0.0, []
+    for df in frames:
+        size = estimated_bytes(df)
+        if size is None or size >= UNSIZED_BYTES:
+            unsized.append(df)
+            continue
+        total += size
+        if total > max_bytes:
+            return None
+    if not eligible():
+        return None
+    found = f"about {total / 1024 ** 2:.1f} MiB by Spark's estimate"
+    if not unsized:
+        return found
+    rows = rows_up_to(unsized, max_rows)
+    if rows > max_rows:
+        return None
+    return f"{rows} row(s)" + (f" and {found}" if len(unsized) < len(frames) else "")
 
 
 def key_profile(df: DataFrame, keys: tuple[str, ...], time: Column, *,

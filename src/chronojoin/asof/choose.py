@@ -54,12 +54,11 @@ from pyspark.sql import Column
 from chronojoin._plan.stats import (
     KeyCounts,
     KeyProfile,
-    estimated_bytes,
     hot_bucket_counts,
     key_counts,
     key_profile,
-    rows_up_to,
     sampled_hot_spans,
+    small_inputs,
 )
 from chronojoin._validate.columns import col
 from chronojoin._validate.timetypes import ordinal
@@ -76,9 +75,6 @@ log = logging.getLogger("chronojoin.asof")
 SMALL_INPUT_BYTES = 8 * 1024 ** 2
 #: Frames Spark cannot size count as small with at most this many rows in all.
 SMALL_INPUT_ROWS = 100_000
-#: Spark's size estimate of a plan it cannot size (``spark.sql.defaultSizeInBytes``,
-#: the largest long by default): estimates at or above this count as unknown.
-UNSIZED_BYTES = 2.0 ** 62
 #: A key holding more than this share of the sampled right rows is split into buckets.
 HOT_SHARE = 0.05
 #: Sampled rows a key needs before it counts as hot (about 10,000 rows in all).
@@ -168,34 +164,13 @@ def choose_many(spec: AsofSpec) -> tuple[str, Layout | None, str]:
 
 
 def _small_inputs(spec: AsofSpec) -> str | None:
-    """The reason to take ``union`` without statistics, or ``None`` (see the module).
-
-    Sizes are Spark's estimates of the plans, which start no job. A plan Spark cannot
-    size (a frame made from local Python data or an RDD, a table without statistics)
-    has its rows counted instead, up to :data:`SMALL_INPUT_ROWS` (one job for all such
-    frames, each partition stopping past that count).
-    """
-    if SMALL_INPUT_BYTES <= 0:
+    """The reason to take ``union`` without statistics, or ``None`` (see the module)."""
+    found = small_inputs([spec.left, *(r.df for r in spec.rights)],
+                         max_bytes=SMALL_INPUT_BYTES, max_rows=SMALL_INPUT_ROWS,
+                         eligible=lambda: not any(bucketed_by_keys(r) for r in spec.rights))
+    if found is None:
         return None
-    total, unsized = 0.0, []
-    for df in (spec.left, *(r.df for r in spec.rights)):
-        size = estimated_bytes(df)
-        if size is None or size >= UNSIZED_BYTES:
-            unsized.append(df)
-            continue
-        total += size
-        if total > SMALL_INPUT_BYTES:
-            return None
-    if any(bucketed_by_keys(r) for r in spec.rights):
-        return None
-    reason = f"about {total / 1024 ** 2:.1f} MiB by Spark's estimate"
-    if unsized:
-        rows = rows_up_to(unsized, SMALL_INPUT_ROWS)
-        if rows > SMALL_INPUT_ROWS:
-            return None
-        sized = len(spec.rights) + 1 - len(unsized)
-        reason = f"{rows} row(s)" + (f" and {reason}" if sized else "")
-    return f"small inputs ({reason}): one shuffle and one sort, no key statistics"
+    return f"small inputs ({found}): one shuffle and one sort, no key statistics"
 
 
 def heavy_layout(spec: AsofSpec, profile: KeyProfile) -> Layout | None:

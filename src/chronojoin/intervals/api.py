@@ -109,8 +109,10 @@ def interval_aggregate(
       key is spread over many tasks.
     * ``"join"``: range join on the keys and a group-by per point row. Compares every
       (point, interval) pair of a key; needed for ``min``, ``max``, ``collect_*``.
-    * ``"auto"``: one statistics job (per-key counts), then ``join`` for the
-      non-invertible functions or when the key-equal pairs are at most 16 per event,
+    * ``"auto"``: ``join`` for the non-invertible functions and ``sweep`` for small
+      inputs (at most 8 MiB in all by Spark's size estimate, or 100,000 rows of frames
+      Spark cannot size), both without statistics; otherwise one statistics job
+      (per-key counts), then ``join`` when the key-equal pairs are at most 4 per event,
       ``bucketed_sweep`` without keys or when a key holds more than
       ``max(20000, E / (8 x shuffle partitions))`` of the ``E`` events, ``sweep``
       otherwise. Such a key gets ``ceil(events / that target)`` buckets (at most 4096);

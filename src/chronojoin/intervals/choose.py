@@ -15,6 +15,14 @@ cheap) or when the global time range must be exact (``buckets=`` a count) does i
 run the exact pass. Every strategy returns the same rows, so an estimate can only
 cost speed, never change a result; the sample is seeded, so the same inputs give the
 same choice.
+
+Two cases need no statistics at all: functions other than ``sum``, ``count`` and
+``mean`` (only ``join`` computes them), and small inputs. When Spark's own size
+estimates of both inputs (read from the plans, no job) add up to at most
+:data:`SMALL_INPUT_BYTES` (frames Spark cannot size: at most :data:`SMALL_INPUT_ROWS`
+rows, counted by one job that reads no column), ``auto`` takes the sweep at once: its
+one shuffle and sort of a few megabytes costs less than the statistics jobs, and
+unlike the join it never pairs rows, however the intervals overlap.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from pyspark.sql import functions as F
 
+from chronojoin._plan.stats import small_inputs
 from chronojoin._validate.columns import col
 from chronojoin.intervals.events import key_names, ordinal_of, valid_intervals
 from chronojoin.intervals.plan import Plan, bucket_target
@@ -45,6 +54,11 @@ SAMPLE_FRACTION = 0.01
 #: Below this many sampled rows the exact statistics are gathered instead.
 MIN_SAMPLED = 2_000
 _SEED = 17
+#: Inputs whose estimated sizes add up to at most this many bytes get the sweep
+#: without statistics (0 turns that off; see the module and BENCHMARKS.md).
+SMALL_INPUT_BYTES = 8 * 1024 ** 2
+#: Frames Spark cannot size count as small with at most this many rows in all.
+SMALL_INPUT_ROWS = 100_000
 
 
 @dataclass(frozen=True)
@@ -142,7 +156,7 @@ def _bucketed(spec: IntervalSpec, stats: Stats | None, reason: str) -> Plan:
 def needs_stats(spec: IntervalSpec) -> bool:
     """Whether :func:`choose` needs :func:`gather` for this spec."""
     if spec.strategy == "auto":
-        return True
+        return spec.invertible
     if spec.strategy == "bucketed_sweep":
         return spec.buckets is None or spec.buckets.width is None
     return False
@@ -154,10 +168,10 @@ def choose(spec: IntervalSpec, stats: Stats | None) -> Plan:
         return _bucketed(spec, stats, "strategy='bucketed_sweep' requested")
     if spec.strategy != "auto":
         return Plan(spec.strategy, f"strategy={spec.strategy!r} requested")
-    assert stats is not None
     if not spec.invertible:
         names = sorted({a.function for a in spec.aggs} - {"sum", "count", "mean"})
         return Plan("join", f"{names} cannot be swept with running sums")
+    assert stats is not None
     if spec.buckets is not None:
         return _bucketed(spec, stats, "buckets= given")
     per_event = stats.pairs / max(1, stats.events)
@@ -183,9 +197,23 @@ def _statistics(spec: IntervalSpec) -> Stats | None:
     return stats if stats.sampled >= MIN_SAMPLED else gather(spec)
 
 
+def _small_inputs(spec: IntervalSpec) -> Plan | None:
+    """The sweep when ``auto`` may take it without statistics (see the module)."""
+    if spec.strategy != "auto" or spec.buckets is not None or not spec.invertible:
+        return None
+    found = small_inputs([spec.points, spec.intervals], max_bytes=SMALL_INPUT_BYTES,
+                         max_rows=SMALL_INPUT_ROWS)
+    if found is None:
+        return None
+    return Plan("sweep", f"small inputs ({found}): one shuffle and one sort, no statistics")
+
+
 def resolve(spec: IntervalSpec) -> Plan:
     """Gather statistics when needed, choose, and log the choice."""
-    stats = _statistics(spec)
-    plan = choose(spec, stats)
+    stats = None
+    plan = _small_inputs(spec)
+    if plan is None:
+        stats = _statistics(spec)
+        plan = choose(spec, stats)
     log.info("interval_aggregate: strategy %s (%s); stats %s", plan.strategy, plan.reason, stats)
     return plan
