@@ -96,14 +96,16 @@ def full_auto(monkeypatch):
     """``strategy="auto"`` runs its statistics even on the tests' tiny inputs.
 
     (Inputs this small otherwise get a plan at once: see
-    :data:`chronojoin.asof.choose.SMALL_INPUT_BYTES` and
-    :data:`chronojoin.intervals.choose.SMALL_INPUT_BYTES`.)
+    :data:`chronojoin.asof.choose.SMALL_INPUT_BYTES`,
+    :data:`chronojoin.intervals.choose.SMALL_INPUT_BYTES` and
+    :data:`chronojoin.band.plan.SMALL_INPUT_BYTES`.)
     """
     from chronojoin.asof import choose as asof
+    from chronojoin.band import plan as band
     from chronojoin.intervals import choose as intervals
 
-    monkeypatch.setattr(asof, "SMALL_INPUT_BYTES", 0)
-    monkeypatch.setattr(intervals, "SMALL_INPUT_BYTES", 0)
+    for module in (asof, band, intervals):
+        monkeypatch.setattr(module, "SMALL_INPUT_BYTES", 0)
 
 
 @pytest.fixture(scope="session")

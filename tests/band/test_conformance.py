@@ -42,8 +42,12 @@ def test_integer_windows_every_closed_and_how(ints):
     assert spark_batch(frames) == expected
 
 
-def test_automatic_bin_size_keys_hot_key(ints):
-    """Automatic bin size, equality keys (key 0 on half of the rows, NULL keys)."""
+@pytest.mark.parametrize("statistics", [False, True])
+def test_automatic_bin_size_keys_hot_key(ints, request, statistics):
+    """Automatic bin size, equality keys (key 0 on half of the rows, NULL keys); with
+    the statistics these small inputs otherwise skip."""
+    if statistics:
+        request.getfixturevalue("full_auto")
     lp, rp, left, right = ints
     r2 = right.withColumnRenamed("k", "key")
     frames = {

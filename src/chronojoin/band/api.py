@@ -70,7 +70,11 @@ def band_join(
         cheap statistics (row counts, extents and approximate percentiles of window
         lengths, one small job for both sides, and a seeded sample of the keys when it
         decides), rounded to a power of two: the same inputs give the same plan and
-        result every time. With constant bounds, a size that copies
+        result every time. Small inputs with constant bounds (at most 8 MiB in all by
+        Spark's size estimate, or 100,000 rows of frames Spark cannot size) take bins
+        as wide as the window instead, without statistics (logged on
+        ``chronojoin.band``, like the statistics' choice). With constant bounds, a size
+        that copies
         every row into more than 1,000,000 bins (``(upper - lower) / bin_size``) is
         refused, and more than 100,000 gives a ``PerformanceWarning``.
     suffix

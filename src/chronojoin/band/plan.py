@@ -18,6 +18,7 @@ Float ends are doubles compared as Spark compares them (``+-inf``, NaN above ``+
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 from decimal import Decimal
@@ -28,6 +29,7 @@ from pyspark.sql import types as T
 
 from chronojoin._plan import binned_join as J
 from chronojoin._plan.binning import choose_bin_size, sides_stats
+from chronojoin._plan.stats import small_inputs
 from chronojoin._validate.columns import col
 from chronojoin._validate.timetypes import LONG_MAX, LONG_MIN, TimeKind, ordinal
 from chronojoin.band.spec import BandSpec, Bound, BoundMode
@@ -37,6 +39,13 @@ _R, _RLO, _RHI = "_cj_r", "_cj_rlo", "_cj_rhi"
 #: an offset beyond this moves every long out of the long range (exact as a double too)
 _BEYOND = 2**65
 _WIDE = T.DecimalType(38, 0)
+#: Inputs whose estimated sizes add up to at most this many bytes get bins as wide as
+#: a constant window without statistics (0 turns that off; BENCHMARKS.md).
+SMALL_INPUT_BYTES = 8 * 1024 ** 2
+#: Frames Spark cannot size count as small with at most this many rows in all.
+SMALL_INPUT_ROWS = 100_000
+
+log = logging.getLogger("chronojoin.band")
 
 
 @dataclass(frozen=True)
@@ -99,6 +108,9 @@ def _choose_side(
     integral = spec.kind is not TimeKind.FLOAT
     if spec.bin_size is not None:
         return integral, float(spec.bin_size)
+    small = _small_inputs(spec, width)
+    if small is not None:
+        return integral, small
     ls, rs = sides_stats([(left[0], F.col(_T), None), (right[0], F.col(_R), None)])
     replicate_right = integral and (spec.how == "left" or rs.count <= ls.count)
     copied = right[0] if replicate_right else left[0]
@@ -106,10 +118,36 @@ def _choose_side(
         (*left, ls.count), (*right, rs.count),
         lambda: J.broadcasts(copied, right=replicate_right, how=spec.how))
     if share is None:
+        log.info("band_join: the plain join on the keys (statistics: %s and %s rows, few "
+                 "key-equal pairs)", ls.count, rs.count)
         return False, math.inf  # one bin: the plain join on the keys
     rep, probe = (rs, ls) if replicate_right else (ls, rs)
-    return replicate_right, choose_bin_size(rep, probe, integral=integral, window=width,
-                                            key_share=share)
+    size = choose_bin_size(rep, probe, integral=integral, window=width, key_share=share)
+    log.info("band_join: bin size %s (statistics: %s and %s rows)", size, ls.count, rs.count)
+    return replicate_right, size
+
+
+def _small_inputs(spec: BandSpec, width: float) -> float | None:
+    """Bins as wide as the window for small inputs, chosen without statistics; or None.
+
+    Small: Spark's size estimates of both sides add up to at most
+    :data:`SMALL_INPUT_BYTES` (frames it cannot size: at most :data:`SMALL_INPUT_ROWS`
+    rows, counted by one job that reads no column). A window then lies in at most two
+    bins, and a row meets the other side's rows of its key within about two windows of
+    it: never far above the pairs the join returns, wherever the rows lie. Float
+    windows of zero width (no width to take) gather their statistics.
+    """
+    integral = spec.kind is not TimeKind.FLOAT
+    if not (math.isfinite(width) and (width > 0 or (integral and width == 0))):
+        return None
+    found = small_inputs([spec.left, spec.right], max_bytes=SMALL_INPUT_BYTES,
+                         max_rows=SMALL_INPUT_ROWS)
+    if found is None:
+        return None
+    size = max(width, 1.0) if integral else width
+    log.info("band_join: bin size %s (small inputs (%s): bins as wide as the window, "
+             "no statistics)", size, found)
+    return size
 
 
 def _window_end(
