@@ -74,9 +74,8 @@ def band_join(
         Spark's size estimate, or 100,000 rows of frames Spark cannot size) take bins
         as wide as the window instead, without statistics (logged on
         ``chronojoin.band``, like the statistics' choice). With constant bounds, a size
-        that copies
-        every row into more than 1,000,000 bins (``(upper - lower) / bin_size``) is
-        refused, and more than 100,000 gives a ``PerformanceWarning``.
+        that copies every row into more than 1,000,000 bins (``(upper - lower) /
+        bin_size``) is refused, and more than 100,000 gives a ``PerformanceWarning``.
     suffix
         Appended to right column names that clash with left column names.
 

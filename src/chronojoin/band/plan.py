@@ -133,9 +133,9 @@ def _small_inputs(spec: BandSpec, width: float) -> float | None:
     Small: Spark's size estimates of both sides add up to at most
     :data:`SMALL_INPUT_BYTES` (frames it cannot size: at most :data:`SMALL_INPUT_ROWS`
     rows, counted by one job that reads no column). A window then lies in at most two
-    bins, and a row meets the other side's rows of its key within about two windows of
-    it: never far above the pairs the join returns, wherever the rows lie. Float
-    windows of zero width (no width to take) gather their statistics.
+    bins, and a row is compared only with the other side's rows of its key within
+    about two window widths of it. Float windows of zero width (no width to take)
+    gather their statistics.
     """
     integral = spec.kind is not TimeKind.FLOAT
     if not (math.isfinite(width) and (width > 0 or (integral and width == 0))):
