@@ -253,16 +253,40 @@ def _several_tables(spark: Any, rng: random.Random, kind: str, left: list[dict],
     return drawn, errors
 
 
+@contextlib.contextmanager
+def _small_input_limits(on: bool) -> Iterator[None]:
+    """With ``on`` False, the automatic choices gather statistics even on small inputs."""
+    from chronojoin.band import plan as band
+    from chronojoin.intervals import choose as intervals
+
+    saved = [(m, m.SMALL_INPUT_BYTES) for m in (band, intervals)]
+    try:
+        if not on:
+            for module, _ in saved:
+                module.SMALL_INPUT_BYTES = 0
+        yield
+    finally:
+        for module, value in saved:
+            module.SMALL_INPUT_BYTES = value
+
+
 def joins_case(spark: Any, rng: random.Random) -> dict[str, Any]:
     """One band join, point-in-interval join, overlap join or interval aggregate vs DuckDB."""
     what = rng.choice(["band", "point_in", "overlap", "aggregate", "aggregate"])
     opts: dict[str, Any] = {
         "what": what, "closed": rng.choice(["both", "left", "right", "neither"]),
-        "how": rng.choice(["inner", "left"]), "keys": rng.random() < 0.6}
+        "how": rng.choice(["inner", "left"]), "keys": rng.random() < 0.6,
+        "small_input_limits": rng.random() < 0.5}
+    with _small_input_limits(opts["small_input_limits"]):
+        return _joins_case(spark, rng, opts)
+
+
+def _joins_case(spark: Any, rng: random.Random, opts: dict[str, Any]) -> dict[str, Any]:
     by = "k" if opts["keys"] else None
     seed = rng.randrange(1 << 30)
-    if what == "aggregate":
+    if opts["what"] == "aggregate":
         return {**opts, **_aggregate(spark, rng, seed, opts)}
+    what = opts["what"]
     span = rng.choice([50, 1000, 100_000])
     n_left, n_right = rng.choice([0, 1, 50, 300]), rng.choice([0, 1, 50, 400])
     opts.update(span=span, rows=(n_left, n_right),
@@ -312,8 +336,9 @@ def _aggregate(spark: Any, rng: random.Random, seed: int,
                            n_intervals=rng.choice([20, 40, 200]), keys=rng.choice([2, 6, 50]))
     pts, ivs = pts[: rng.choice([0, 1, len(pts)])], ivs[: rng.choice([0, 1, len(ivs)])]
     strategy = rng.choice(STRATEGIES)
-    # min/max/collect only where every strategy computes them, and sometimes for a sweep.
-    aggs = EVERYTHING if strategy in ("join", "auto") or rng.random() < 0.3 else SWEEPABLE
+    # min/max/collect where every strategy computes them, sometimes for a sweep (an
+    # error) and for auto (which then joins; with sums it sweeps or decides by statistics)
+    aggs = EVERYTHING if strategy == "join" or rng.random() < 0.3 else SWEEPABLE
     buckets = rng.choice([None, 1, 3, 40]) if strategy == "bucketed_sweep" else None
     by = "id" if opts["keys"] else None
     points_df = spark.createDataFrame(pts, spark_schema(POINT_SCHEMA))
