@@ -41,3 +41,19 @@ def test_interval_join_and_errors(spark, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "--left-start: column 'nope' not found in left" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_verbose_prints_the_automatic_choice_on_stderr(spark, tmp_path, capsys):
+    import logging
+
+    spark.sql("SELECT 1 AS id, 5 AS t UNION ALL SELECT 2, 50").write.parquet(str(tmp_path / "l"))
+    spark.sql("SELECT 7 AS id, 3 AS t").write.parquet(str(tmp_path / "r"))
+    base = ["band", str(tmp_path / "l"), str(tmp_path / "r"), "--left-on", "t",
+            "--right-on", "t", "--lower", "-5", "--upper", "0", "--master", "local[2]"]
+    handlers = list(logging.getLogger("chronojoin").handlers)
+    assert main([*base, "--out", str(tmp_path / "a"), "-v"]) == 0
+    err = capsys.readouterr().err
+    assert "chronojoin: band_join: bin size 5.0 (small inputs (about 0.0 MiB" in err, err
+    assert logging.getLogger("chronojoin").handlers == handlers  # removed after the run
+    assert main([*base, "--out", str(tmp_path / "b")]) == 0
+    assert "chronojoin: " not in capsys.readouterr().err

@@ -7,10 +7,12 @@ when named (or for ``--help``), so that ``chronojoin --help`` does not start Spa
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import logging
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from chronojoin.cli.errors import CliError, first_line
 from chronojoin.cli.session import check_output
@@ -41,6 +43,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("-v", "--verbose", action="store_true",
+                       help="print the library's choices (strategy, bin size and why) "
+                            "on standard error")
         if only in (None, name):
             _module(module).add_arguments(p)
             # argparse has no public list of a parser's options; ``_actions`` is it.
@@ -86,6 +91,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    with _choices_on_stderr(args.verbose):
+        return _execute(args)
+
+
+@contextlib.contextmanager
+def _choices_on_stderr(on: bool) -> Iterator[None]:
+    """While ``on``, the library's INFO lines (the choices of ``auto``) go to stderr."""
+    if not on:
+        yield
+        return
+    logger = logging.getLogger("chronojoin")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("chronojoin: %(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def _execute(args: argparse.Namespace) -> int:
     try:
         # An output that exists or cannot be written, before Spark starts (a Connect
         # server writes on its own file system: it says so after the join).
