@@ -12,6 +12,7 @@ from chronojoin._plan.stats import key_counts, key_profile, sampled_hot_spans
 from chronojoin._validate.columns import col
 from tests.asof.data import one_left_row_per_key, random_rows
 from tests.asof.test_conformance import _check, _frames, _oracle, _plan_text, _spec
+from tests.helpers import parquet_copies
 
 
 def _sorted(df, cols):
@@ -246,9 +247,7 @@ def test_small_inputs_get_union_without_statistics(spark, caplog, tmp_path, monk
 
     left, right, ldf, rdf = _one_left_row_per_key(spark)
     expected = _oracle(left, right, "int", tiebreak=["tb"])
-    ldf.write.parquet(str(tmp_path / "l"))
-    rdf.write.parquet(str(tmp_path / "r"))
-    lfile, rfile = spark.read.parquet(str(tmp_path / "l")), spark.read.parquet(str(tmp_path / "r"))
+    lfile, rfile = parquet_copies(tmp_path, ldf, rdf)
     rows = len(left) + len(right)
     cases = [(ldf, rdf, f"small inputs ({rows} row(s))"),
              (lfile, rfile, "small inputs (about 0.0 MiB by Spark's estimate)"),

@@ -14,6 +14,7 @@ from pyspark.sql import functions as F
 import chronojoin as cj
 from chronojoin.band import plan
 from tests.band.helpers import points, to_spark
+from tests.helpers import refuse
 from tests.oracles.band import band_condition, pairs, spark_batch
 
 SCHEMA = "id long, k long, t long"
@@ -29,13 +30,6 @@ def _choices(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.getMessage().startswith("band_join:")]
 
 
-def _no_statistics(monkeypatch):
-    def refused(*args, **kwargs):
-        raise AssertionError("the statistics job ran")
-
-    monkeypatch.setattr(plan, "sides_stats", refused)
-
-
 def test_small_integer_windows_take_their_width(inputs, caplog, monkeypatch):
     """Closed ends are exact integers: [t-30, t+5) is [t-30, t+4], 34 wide; a window
     of zero width takes bins of 1 (an equi-join on the time)."""
@@ -44,7 +38,7 @@ def test_small_integer_windows_take_their_width(inputs, caplog, monkeypatch):
              (10, 60, "neither", "inner"): 48.0}
     frames, expected = {}, {}
     with monkeypatch.context() as mp, caplog.at_level(logging.INFO, logger="chronojoin.band"):
-        _no_statistics(mp)
+        refuse(mp, plan, "sides_stats")
         for (lower, upper, closed, how) in cases:
             frames[(lower, upper)] = cj.band_join(left, right, left_on="t", right_on="t",
                                                   lower=lower, upper=upper, closed=closed,
@@ -63,7 +57,7 @@ def test_small_frames_spark_cannot_size_are_counted(spark, caplog, monkeypatch):
     left = to_spark(spark, lp, SCHEMA, temporal=["t"], local=False)
     right = to_spark(spark, rp, SCHEMA, temporal=["t"], local=False)
     with monkeypatch.context() as mp, caplog.at_level(logging.INFO, logger="chronojoin.band"):
-        _no_statistics(mp)
+        refuse(mp, plan, "sides_stats")
         out = cj.band_join(left, right, left_on="t", right_on="t", lower="-1 millisecond",
                            upper="0 seconds", closed="right")
     # (t - 1000 us, t] is [t - 999 us, t]: 999 wide

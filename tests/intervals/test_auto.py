@@ -13,6 +13,7 @@ import pytest
 
 import chronojoin as cj
 from chronojoin.intervals import choose
+from tests.helpers import parquet_copies, refuse
 from tests.oracles.intervals import (
     INTERVAL_SCHEMA,
     POINT_SCHEMA,
@@ -43,27 +44,18 @@ def _chosen(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records if "interval_aggregate:" in r.getMessage()]
 
 
-def _no_statistics(monkeypatch):
-    def refused(*args, **kwargs):
-        raise AssertionError("the statistics job ran")
-
-    monkeypatch.setattr(choose, "gather", refused)
-
-
 def test_small_inputs_get_the_sweep_without_statistics(spark, caplog, tmp_path, monkeypatch):
     """Local data is counted (one job that reads no column), files are sized from their
     plans; neither runs the statistics job."""
     points, intervals, pdf, idf = _inputs(spark)
     expected = _expected(points, intervals, SWEEPABLE)
-    pdf.write.parquet(str(tmp_path / "p"))
-    idf.write.parquet(str(tmp_path / "i"))
-    pfile, ifile = spark.read.parquet(str(tmp_path / "p")), spark.read.parquet(str(tmp_path / "i"))
+    pfile, ifile = parquet_copies(tmp_path, pdf, idf)
     rows = len(points) + len(intervals)
     cases = [(pdf, idf, f"small inputs ({rows} row(s))"),
              (pfile, ifile, "small inputs (about 0.0 MiB by Spark's estimate)"),
              (pfile, idf, f"small inputs ({len(intervals)} row(s) and about 0.0 MiB")]
     with monkeypatch.context() as mp:
-        _no_statistics(mp)
+        refuse(mp, choose, "gather")
         for p, i, reason in cases:
             caplog.clear()
             with caplog.at_level(logging.INFO, logger="chronojoin.intervals"):
@@ -75,9 +67,7 @@ def test_small_inputs_get_the_sweep_without_statistics(spark, caplog, tmp_path, 
 
 def test_over_either_limit_the_statistics_run(spark, caplog, tmp_path, monkeypatch):
     points, intervals, pdf, idf = _inputs(spark)
-    pdf.write.parquet(str(tmp_path / "p"))
-    idf.write.parquet(str(tmp_path / "i"))
-    pfile, ifile = spark.read.parquet(str(tmp_path / "p")), spark.read.parquet(str(tmp_path / "i"))
+    pfile, ifile = parquet_copies(tmp_path, pdf, idf)
     rows = len(points) + len(intervals)
     for name, limit, p, i in [("SMALL_INPUT_ROWS", rows - 1, pdf, idf),
                               ("SMALL_INPUT_ROWS", rows, pdf, idf),
@@ -105,7 +95,7 @@ def test_functions_only_the_join_computes_skip_the_statistics(spark, caplog, mon
     points, intervals, pdf, idf = _inputs(spark)
     aggs = {**SWEEPABLE, "hi": ("max", "v"), "kinds": ("collect_set", "s")}
     with monkeypatch.context() as mp:
-        _no_statistics(mp)
+        refuse(mp, choose, "gather")
         mp.setattr(choose, "SMALL_INPUT_BYTES", 0)
         with caplog.at_level(logging.INFO, logger="chronojoin.intervals"):
             out = cj.interval_aggregate(pdf, idf, by="id", aggs=aggs)

@@ -136,6 +136,11 @@ def rows_up_to(frames: list[DataFrame], limit: int) -> int:
     return min(limit + 1, reduce(DataFrame.unionAll, probes).count())
 
 
+#: The limits below which each ``auto`` takes its plan without statistics (each
+#: choosing module keeps its own copy of them, which a caller may change): Spark's
+#: size estimates of the inputs in all, and the rows of the frames it cannot size.
+SMALL_INPUT_BYTES = 8 * 1024 ** 2
+SMALL_INPUT_ROWS = 100_000
 #: Spark's size estimate of a plan it cannot size (``spark.sql.defaultSizeInBytes``,
 #: the largest long by default): estimates at or above this count as unknown.
 UNSIZED_BYTES = 2.0 ** 62

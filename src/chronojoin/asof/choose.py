@@ -6,8 +6,8 @@
   Spark cannot size: at most :data:`SMALL_INPUT_ROWS` rows, counted by one job that
   reads no column), ``union`` without the statistics jobs. The jobs below cost about
   a second on a local session, more than any other plan could save on such inputs (and
-  a hot key of a few megabytes costs one task little). Tables read bucket by bucket still take the
-  path below (their plans avoid an exchange).
+  a hot key of a few megabytes costs one task little). Tables read bucket by bucket
+  still take the path below (their plans avoid an exchange).
 * Keys: first one job counts the left rows of each key and keeps the largest keys
   with the range of their left times (:func:`~chronojoin._plan.stats.key_profile`,
   key and time columns only). With at most
@@ -51,6 +51,7 @@ from typing import NamedTuple
 
 from pyspark.sql import Column
 
+from chronojoin._plan import stats as plan_stats
 from chronojoin._plan.stats import (
     KeyCounts,
     KeyProfile,
@@ -69,12 +70,13 @@ from chronojoin.asof.strategies.hot_broadcast import hot_buckets
 log = logging.getLogger("chronojoin.asof")
 
 #: Inputs whose estimated sizes add up to at most this many bytes get ``union`` without
-#: a statistics job (0 turns that off). On the thesis data at 10,000 ids (about 7 MB
-#: by the estimate) ``auto`` with its statistics took 1.5x ``union``'s time, without
-#: them 0.9-1.0x; at 30,000 ids (about 21 MB) it took 1.0x with them (BENCHMARKS.md).
-SMALL_INPUT_BYTES = 8 * 1024 ** 2
+#: a statistics job (0 turns that off; the value is shared with the other automatic
+#: choices). On the thesis data at 10,000 ids (about 7 MB by the estimate) ``auto``
+#: with its statistics took 1.5x ``union``'s time, without them 0.9-1.0x; at 30,000
+#: ids (about 21 MB) it took 1.0x with them (BENCHMARKS.md).
+SMALL_INPUT_BYTES = plan_stats.SMALL_INPUT_BYTES
 #: Frames Spark cannot size count as small with at most this many rows in all.
-SMALL_INPUT_ROWS = 100_000
+SMALL_INPUT_ROWS = plan_stats.SMALL_INPUT_ROWS
 #: A key holding more than this share of the sampled right rows is split into buckets.
 HOT_SHARE = 0.05
 #: Sampled rows a key needs before it counts as hot (about 10,000 rows in all).

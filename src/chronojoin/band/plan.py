@@ -28,6 +28,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from chronojoin._plan import binned_join as J
+from chronojoin._plan import stats as plan_stats
 from chronojoin._plan.binning import choose_bin_size, sides_stats
 from chronojoin._plan.stats import small_inputs
 from chronojoin._validate.columns import col
@@ -41,9 +42,9 @@ _BEYOND = 2**65
 _WIDE = T.DecimalType(38, 0)
 #: Inputs whose estimated sizes add up to at most this many bytes get bins as wide as
 #: a constant window without statistics (0 turns that off; BENCHMARKS.md).
-SMALL_INPUT_BYTES = 8 * 1024 ** 2
+SMALL_INPUT_BYTES = plan_stats.SMALL_INPUT_BYTES
 #: Frames Spark cannot size count as small with at most this many rows in all.
-SMALL_INPUT_ROWS = 100_000
+SMALL_INPUT_ROWS = plan_stats.SMALL_INPUT_ROWS
 
 log = logging.getLogger("chronojoin.band")
 
@@ -108,7 +109,7 @@ def _choose_side(
     integral = spec.kind is not TimeKind.FLOAT
     if spec.bin_size is not None:
         return integral, float(spec.bin_size)
-    small = _small_inputs(spec, width)
+    small = _small_inputs(spec, width, integral=integral)
     if small is not None:
         return integral, small
     ls, rs = sides_stats([(left[0], F.col(_T), None), (right[0], F.col(_R), None)])
@@ -127,7 +128,7 @@ def _choose_side(
     return replicate_right, size
 
 
-def _small_inputs(spec: BandSpec, width: float) -> float | None:
+def _small_inputs(spec: BandSpec, width: float, *, integral: bool) -> float | None:
     """Bins as wide as the window for small inputs, chosen without statistics; or None.
 
     Small: Spark's size estimates of both sides add up to at most
@@ -137,7 +138,6 @@ def _small_inputs(spec: BandSpec, width: float) -> float | None:
     about two window widths of it. Float windows of zero width (no width to take)
     gather their statistics.
     """
-    integral = spec.kind is not TimeKind.FLOAT
     if not (math.isfinite(width) and (width > 0 or (integral and width == 0))):
         return None
     found = small_inputs([spec.left, spec.right], max_bytes=SMALL_INPUT_BYTES,

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from pyspark.sql import functions as F
 
+from chronojoin._plan import stats as plan_stats
 from chronojoin._plan.stats import small_inputs
 from chronojoin._validate.columns import col
 from chronojoin.intervals.events import key_names, ordinal_of, valid_intervals
@@ -56,9 +57,9 @@ MIN_SAMPLED = 2_000
 _SEED = 17
 #: Inputs whose estimated sizes add up to at most this many bytes get the sweep
 #: without statistics (0 turns that off; see the module and BENCHMARKS.md).
-SMALL_INPUT_BYTES = 8 * 1024 ** 2
+SMALL_INPUT_BYTES = plan_stats.SMALL_INPUT_BYTES
 #: Frames Spark cannot size count as small with at most this many rows in all.
-SMALL_INPUT_ROWS = 100_000
+SMALL_INPUT_ROWS = plan_stats.SMALL_INPUT_ROWS
 
 
 @dataclass(frozen=True)

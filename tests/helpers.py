@@ -1,0 +1,26 @@
+"""Small helpers shared by the tests of the automatic choices."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyspark.sql import DataFrame
+
+
+def parquet_copies(tmp_path: Any, *frames: DataFrame) -> list[DataFrame]:
+    """Each frame written to Parquet under ``tmp_path`` and read back: a plan Spark sizes
+    from its files (frames of local Python data it cannot size)."""
+    out = []
+    for i, df in enumerate(frames):
+        path = str(tmp_path / f"copy{i}")
+        df.write.parquet(path)
+        out.append(df.sparkSession.read.parquet(path))
+    return out
+
+
+def refuse(monkeypatch: Any, module: Any, name: str) -> None:
+    """Make ``module.name`` (a statistics job) fail the test if it is called."""
+    def refused(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError(f"{name} ran: the statistics job was not to run")
+
+    monkeypatch.setattr(module, name, refused)
