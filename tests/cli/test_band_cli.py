@@ -57,3 +57,10 @@ def test_verbose_prints_the_automatic_choice_on_stderr(spark, tmp_path, capsys):
     assert logging.getLogger("chronojoin").handlers == handlers  # removed after the run
     assert main([*base, "--out", str(tmp_path / "b")]) == 0
     assert "chronojoin: " not in capsys.readouterr().err
+    spark.sql("SELECT 0 AS s, 10 AS e").write.parquet(str(tmp_path / "i"))
+    assert main(["interval-join", str(tmp_path / "l"), str(tmp_path / "i"), "--left-start",
+                 "t", "--right-start", "s", "--right-end", "e", "--out", str(tmp_path / "c"),
+                 "--master", "local[2]", "-v"]) == 0
+    err = capsys.readouterr().err
+    assert ("chronojoin: interval_join: the plain join, few pairs (statistics: 2 and 1 "
+            "rows)") in err, err

@@ -8,6 +8,7 @@ range, and very small bin sizes.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import random
 from collections import Counter
 
@@ -383,3 +384,26 @@ def test_far_reaching_intervals_do_not_thin_out_the_points():
     sizes = [choose_bin_size(rep, points, integral=True, key_share=0.001)
              for rep in (short, forever)]
     assert sizes[0] == sizes[1] <= 2.0**34  # hours, not years (2**34 micros: 4.8 hours)
+
+
+def test_the_grid_choice_is_logged(spark, caplog):
+    rng = random.Random(12)
+    p = spark.createDataFrame([(i, rng.randrange(1000), rng.randrange(10**6))
+                               for i in range(3000)], "id long, k int, t long")
+    i = spark.createDataFrame([(j, rng.randrange(1000), s, s + rng.randrange(10**4))
+                               for j, s in enumerate(rng.randrange(10**6) for _ in range(1000))],
+                              "id long, k int, s long, e long")
+    with caplog.at_level(logging.INFO, logger="chronojoin"):
+        for by in ("k", None):
+            cj.interval_join(p, i, left_start="t", right_start="s", right_end="e", by=by)
+        cj.interval_join(p, i, left_start="t", right_start="s", right_end="e", bin_size=64)
+        cj.band_join(p, i, left_on="t", right_on="s", lower="k", upper="k", by="k")
+    lines = [r.getMessage() for r in caplog.records]
+    plain = ("the plain join on the keys, few key-equal pairs (statistics: 3000 and 1000 "
+             "rows)")
+    assert lines[0] == "interval_join: " + plain
+    assert lines[1].startswith("interval_join: automatic bin size "), lines
+    assert "(statistics: 3000 and 1000 rows, key-equal share 1)" in lines[1]
+    assert lines[2].startswith("interval_join: bin size 64 given; "), lines
+    assert "grid levels joined" in lines[2]
+    assert lines[3] == "band_join: per-row windows: " + plain

@@ -18,10 +18,11 @@ The result has the internal columns ``left.columns + right.columns``; the caller
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import reduce
 
 from pyspark.sql import Column, DataFrame
@@ -94,6 +95,8 @@ class Grid:
     extent: B.Extent = B.EVERYTHING
     #: the levels joined (those the statistics found rows on); None: every level
     planned: tuple[int, ...] | None = None
+    #: why this grid, for the log
+    reason: str = field(default="", compare=False)
 
     @property
     def size(self) -> float:
@@ -141,23 +144,32 @@ def choose_grid(join: RangeJoin) -> Grid:
     if join.bin_size is not None and (
         math.isinf(join.bin_size) or all(s.constant_span is not None for s in ranges)
     ):
-        return Grid((join.bin_size,))
+        return Grid((join.bin_size,), reason=f"bin size {join.bin_size:g} given")
     sides = [s for s in (join.left, join.right) if not s.is_point or join.bin_size is None]
     found = B.sides_stats([(s.df, s.lo, s.hi) for s in sides])
     stats = {id(s): st for s, st in zip(sides, found, strict=True)}
     size = join.bin_size
-    if size is None:
+    if size is not None:
+        why = f"bin size {size:g} given"
+    else:
         left, right = stats[id(join.left)], stats[id(join.right)]
         share = key_share_unless_plain((join.left.df, join.left.keys, left.count),
                                        (join.right.df, join.right.keys, right.count),
                                        lambda: copies_broadcast(join))
+        rows = f"statistics: {left.count} and {right.count} rows"
         if share is None:
-            return Grid((math.inf,))
+            plain = ("the plain join on the keys, few key-equal pairs" if join.left.keys
+                     else "the plain join, few pairs")
+            return Grid((math.inf,), reason=f"{plain} ({rows})")
         size = _auto_size(join, stats, share)
+        why = f"automatic bin size {size:g} ({rows}, key-equal share {share:.3g})"
     extent = B.extent_of(list(stats.values()))
     span_max = max((B.longest_span(stats[id(s)], extent) for s in ranges), default=0.0)
     sizes = B.level_sizes(size, span_max)
-    return Grid(sizes, extent, B.planned_levels(sizes, [stats[id(s)] for s in ranges]))
+    grid = Grid(sizes, extent, B.planned_levels(sizes, [stats[id(s)] for s in ranges]))
+    if len(sizes) > 1:
+        why += f"; {len(grid.levels)} of {len(sizes)} grid levels joined"
+    return dataclasses.replace(grid, reason=why)
 
 
 #: one side for :func:`key_share_unless_plain`: its rows, key columns and row count

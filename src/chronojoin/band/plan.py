@@ -90,7 +90,10 @@ def plan_band(spec: BandSpec) -> DataFrame:
         lside = J.RangeSide(left, columns_l, keys_l, F.col(_LO), F.col(_HI), width)
         rside = J.RangeSide(right, columns_r, keys_r, F.col(_R))
     join = J.RangeJoin(lside, rside, condition, spec.how, bin_size, integral)
-    result = J.plan_range_join(join)
+    grid = J.choose_grid(join)
+    if not spec.constant:  # a constant window's choice is logged by _choose_side
+        log.info("band_join: per-row windows: %s", grid.reason)
+    result = J.plan_range_join(join, grid)
     return J.finish(result, list(spec.left.columns), lmap, spec.outputs, rmap)
 
 

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -19,6 +21,8 @@ from chronojoin._validate.timetypes import TimeKind
 from chronojoin.interval_join.spec import IntervalJoinSpec
 
 _LS, _LE, _RS, _RE = "_cj_ls", "_cj_le", "_cj_rs", "_cj_re"
+
+log = logging.getLogger("chronojoin.interval_join")
 
 
 def plan_interval_join(spec: IntervalJoinSpec) -> DataFrame:
@@ -47,7 +51,10 @@ def plan_interval_join(spec: IntervalJoinSpec) -> DataFrame:
     join = J.RangeJoin(
         lside, rside, condition, spec.how, spec.bin_size, spec.kind is not TimeKind.FLOAT
     )
-    return J.finish(J.plan_range_join(join), list(spec.left.columns), lmap, spec.outputs, rmap)
+    grid = J.choose_grid(join)
+    log.info("interval_join: %s", grid.reason)
+    result = J.plan_range_join(join, grid)
+    return J.finish(result, list(spec.left.columns), lmap, spec.outputs, rmap)
 
 
 def _ordinal(spec: IntervalJoinSpec, mapping: dict[str, str], argument: str) -> Column:
