@@ -18,11 +18,10 @@ The result has the internal columns ``left.columns + right.columns``; the caller
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import reduce
 
 from pyspark.sql import Column, DataFrame
@@ -169,7 +168,7 @@ def choose_grid(join: RangeJoin) -> Grid:
     grid = Grid(sizes, extent, B.planned_levels(sizes, [stats[id(s)] for s in ranges]))
     if len(sizes) > 1:
         why += f"; {len(grid.levels)} of {len(sizes)} grid levels joined"
-    return dataclasses.replace(grid, reason=why)
+    return replace(grid, reason=why)
 
 
 #: one side for :func:`key_share_unless_plain`: its rows, key columns and row count
