@@ -100,11 +100,9 @@ def full_auto(monkeypatch):
     :data:`chronojoin.intervals.choose.SMALL_INPUT_BYTES` and
     :data:`chronojoin.band.plan.SMALL_INPUT_BYTES`.)
     """
-    from chronojoin.asof import choose as asof
-    from chronojoin.band import plan as band
-    from chronojoin.intervals import choose as intervals
+    from tests.helpers import small_input_modules
 
-    for module in (asof, band, intervals):
+    for module in small_input_modules():
         monkeypatch.setattr(module, "SMALL_INPUT_BYTES", 0)
 
 

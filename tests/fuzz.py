@@ -53,6 +53,7 @@ from tests.asof.data import (
 )
 from tests.asof.test_conformance import _check, _frames
 from tests.band.helpers import intervals, points, to_spark
+from tests.helpers import small_input_modules
 from tests.intervals.test_conformance import EVERYTHING, STRATEGIES, SWEEPABLE
 from tests.loader.random_loads import load_case
 from tests.oracles.asof import brute_force
@@ -256,10 +257,7 @@ def _several_tables(spark: Any, rng: random.Random, kind: str, left: list[dict],
 @contextlib.contextmanager
 def _small_input_limits(on: bool) -> Iterator[None]:
     """With ``on`` False, the automatic choices gather statistics even on small inputs."""
-    from chronojoin.band import plan as band
-    from chronojoin.intervals import choose as intervals
-
-    saved = [(m, m.SMALL_INPUT_BYTES) for m in (band, intervals)]
+    saved = [(m, m.SMALL_INPUT_BYTES) for m in small_input_modules()]
     try:
         if not on:
             for module, _ in saved:
@@ -282,11 +280,10 @@ def joins_case(spark: Any, rng: random.Random) -> dict[str, Any]:
 
 
 def _joins_case(spark: Any, rng: random.Random, opts: dict[str, Any]) -> dict[str, Any]:
-    by = "k" if opts["keys"] else None
+    what, by = opts["what"], "k" if opts["keys"] else None
     seed = rng.randrange(1 << 30)
-    if opts["what"] == "aggregate":
+    if what == "aggregate":
         return {**opts, **_aggregate(spark, rng, seed, opts)}
-    what = opts["what"]
     span = rng.choice([50, 1000, 100_000])
     n_left, n_right = rng.choice([0, 1, 50, 300]), rng.choice([0, 1, 50, 400])
     opts.update(span=span, rows=(n_left, n_right),

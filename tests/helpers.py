@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 from pyspark.sql import DataFrame
+
+
+def small_input_modules() -> list[ModuleType]:
+    """The modules whose ``SMALL_INPUT_BYTES`` (0: off) lets small inputs skip statistics."""
+    from chronojoin.asof import choose as asof
+    from chronojoin.band import plan as band
+    from chronojoin.intervals import choose as intervals
+
+    return [asof, band, intervals]
 
 
 def parquet_copies(tmp_path: Any, *frames: DataFrame) -> list[DataFrame]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import reduce
 
 from pyspark.sql import Column, DataFrame
@@ -94,8 +94,8 @@ class Grid:
     extent: B.Extent = B.EVERYTHING
     #: the levels joined (those the statistics found rows on); None: every level
     planned: tuple[int, ...] | None = None
-    #: why this grid, for the log
-    reason: str = field(default="", compare=False)
+    #: why this bin size (given, or what the statistics found), for the log
+    why: str = field(default="", compare=False)
 
     @property
     def size(self) -> float:
@@ -111,6 +111,13 @@ class Grid:
     def plain(self) -> bool:
         """One bin for everything: the plain join on the keys and the exact predicate."""
         return math.isinf(self.sizes[0])
+
+    @property
+    def reason(self) -> str:
+        """What was chosen and why, for the log: :attr:`why`, and the levels joined."""
+        if len(self.sizes) == 1:
+            return self.why
+        return f"{self.why}; {len(self.levels)} of {len(self.sizes)} grid levels joined"
 
     @property
     def levels(self) -> tuple[int, ...]:
@@ -143,7 +150,7 @@ def choose_grid(join: RangeJoin) -> Grid:
     if join.bin_size is not None and (
         math.isinf(join.bin_size) or all(s.constant_span is not None for s in ranges)
     ):
-        return Grid((join.bin_size,), reason=f"bin size {join.bin_size:g} given")
+        return Grid((join.bin_size,), why=f"bin size {join.bin_size:g} given")
     sides = [s for s in (join.left, join.right) if not s.is_point or join.bin_size is None]
     found = B.sides_stats([(s.df, s.lo, s.hi) for s in sides])
     stats = {id(s): st for s, st in zip(sides, found, strict=True)}
@@ -159,16 +166,13 @@ def choose_grid(join: RangeJoin) -> Grid:
         if share is None:
             plain = ("the plain join on the keys, few key-equal pairs" if join.left.keys
                      else "the plain join, few pairs")
-            return Grid((math.inf,), reason=f"{plain} ({rows})")
+            return Grid((math.inf,), why=f"{plain} ({rows})")
         size = _auto_size(join, stats, share)
         why = f"automatic bin size {size:g} ({rows}, key-equal share {share:.3g})"
     extent = B.extent_of(list(stats.values()))
     span_max = max((B.longest_span(stats[id(s)], extent) for s in ranges), default=0.0)
     sizes = B.level_sizes(size, span_max)
-    grid = Grid(sizes, extent, B.planned_levels(sizes, [stats[id(s)] for s in ranges]))
-    if len(sizes) > 1:
-        why += f"; {len(grid.levels)} of {len(sizes)} grid levels joined"
-    return replace(grid, reason=why)
+    return Grid(sizes, extent, B.planned_levels(sizes, [stats[id(s)] for s in ranges]), why)
 
 
 #: one side for :func:`key_share_unless_plain`: its rows, key columns and row count
