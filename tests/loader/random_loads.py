@@ -5,7 +5,8 @@ metastore; key columns of every comparable type, a partition column of every
 supported type, Parquet or ORC, an ``order_by``, a policy) and one to four batches
 whose keys collide within and across batches: floats with ``-0.0``, ``NaN`` and
 infinities, strings with the characters Spark escapes in directory names, dates and
-timestamps far from 1970, arrays. Some batches come back (reordered, or under a new
+timestamps far from 1970, arrays; some tables also hold a map column, which Spark can
+neither hash nor order. Some batches come back (reordered, or under a new
 id), some loads start from a new loader object, some lose a partition's key index
 first and some follow ``rebuild_index()``. After every ``append`` the report and the
 whole table are checked:
@@ -101,6 +102,8 @@ def norm(value: Any) -> Any:
         return tuple(norm(v) for v in value)
     if isinstance(value, (bytes, bytearray)):
         return bytes(value)
+    if isinstance(value, dict):
+        return ("map", tuple(sorted(value.items())))
     return value
 
 
@@ -114,13 +117,15 @@ def load_case(spark: Any, rng: random.Random) -> dict[str, Any]:
         "on_duplicate": rng.choice(["drop", "drop", "drop", "fail", "allow"]),
         # a metastore table where the session has one (``--metastore``), else a directory
         "table": metastore(spark) and rng.random() < 0.7,
+        "map": rng.random() < 0.3,  # a payload column of a type Spark cannot hash
     }
     pvalues = rng.sample(PARTITION_VALUES[ptype], rng.randint(1, len(PARTITION_VALUES[ptype])))
 
     def batch_rows(n: int) -> list[tuple]:
         return [(*(rng.choice(KEY_VALUES[t]) for t in key_types), rng.choice(pvalues),
                  rng.choice([None, *range(4)]) if rng.random() < 0.5 else rng.randrange(10**6),
-                 rng.choice([None, 0, 1]), rng.choice(["x", "y", None, "ü" * 3]))
+                 rng.choice([None, 0, 1]), rng.choice(["x", "y", None, "ü" * 3]),
+                 *([rng.choice([None, {}, {"a": 1}, {"a": 2, "b": None}])] if opts["map"] else []))
                 for _ in range(n)]
 
     root = tempfile.mkdtemp(prefix="chronojoin-load-")
@@ -171,10 +176,11 @@ class _Table:
     def __init__(self, spark: Any, path: str, opts: dict[str, Any], name: str | None) -> None:
         self.spark, self.path, self.opts, self.name = spark, path, opts, name
         self.keys = [f"k{i}" for i in range(len(opts["keys"]))]
-        self.columns = [*self.keys, "p", "seq", "prio", "v"]
+        self.columns = [*self.keys, "p", "seq", "prio", "v", *(["m"] if opts["map"] else [])]
         self.schema = ", ".join([*(f"{k} {t}" for k, t in zip(self.keys, opts["keys"],
                                                               strict=True)),
-                                 f"p {opts['partition']}", "seq long", "prio int", "v string"])
+                                 f"p {opts['partition']}", "seq long", "prio int", "v string",
+                                 *(["m map<string,int>"] if opts["map"] else [])])
         #: where ``(partition, *keys)`` sit in a row of :attr:`columns`
         self._key_at = [self.columns.index(c) for c in ["p", *self.keys]]
         make_order, self.order_key = ORDERS[opts["order_by"]]

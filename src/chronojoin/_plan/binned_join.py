@@ -26,12 +26,11 @@ from functools import reduce
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from chronojoin._plan import binning as B
 from chronojoin._plan.stats import broadcast_threshold, estimated_bytes, same_key_share
 from chronojoin._typing import How
-from chronojoin._validate.columns import col, has_map
+from chronojoin._validate.columns import col, comparable
 from chronojoin._validate.timetypes import TimeKind, ordinal
 
 _BIN_L, _BIN_R = "_cj_bin_l", "_cj_bin_r"
@@ -332,17 +331,10 @@ def _unmatched(left: RangeSide, matched: DataFrame) -> DataFrame:
     cond: Column = F.lit(True)
     for i, c in enumerate(left.columns):
         dtype = schema[c].dataType
-        mine = _comparable(col(c), dtype)
-        theirs = _comparable(F.col("_cj_m" + str(i)), dtype)
+        mine = comparable(col(c), dtype)
+        theirs = comparable(F.col("_cj_m" + str(i)), dtype)
         cond = cond & mine.eqNullSafe(theirs)
     return rows.join(renamed, on=cond, how="left_anti")
-
-
-def _comparable(column: Column, dtype: T.DataType) -> Column:
-    """Map types cannot be join keys: compare them through their JSON text."""
-    if has_map(dtype):
-        return F.to_json(F.array(column))
-    return column
 
 
 def internal(df: DataFrame, prefix: str) -> tuple[DataFrame, dict[str, str]]:

@@ -128,15 +128,40 @@ _STRINGS = (T.StringType, T.VarcharType, T.CharType)
 _NUMBERS = (T.NumericType,)
 
 
-def has_map(data_type: T.DataType) -> bool:
-    """Whether ``data_type`` is or holds a map (which Spark can neither compare nor order)."""
-    if isinstance(data_type, T.MapType):
-        return True
+def holds(data_type: T.DataType, types: tuple[type[T.DataType], ...]) -> T.DataType | None:
+    """The first type of ``types`` that ``data_type`` is or holds (in arrays, maps, structs)."""
+    if isinstance(data_type, types):
+        return data_type
     if isinstance(data_type, T.ArrayType):
-        return has_map(data_type.elementType)
+        return holds(data_type.elementType, types)
+    if isinstance(data_type, T.MapType):
+        return holds(data_type.keyType, types) or holds(data_type.valueType, types)
     if isinstance(data_type, T.StructType):
-        return any(has_map(f.dataType) for f in data_type.fields)
-    return False
+        return next((t for f in data_type.fields if (t := holds(f.dataType, types))), None)
+    return None
+
+
+def incomparable(data_type: T.DataType, *, variant: bool = True) -> str | None:
+    """What makes ``data_type`` impossible to compare, order or hash, or ``None``.
+
+    Spark can do none of these with a map or a variant (``"a map"``, ``"a variant"``),
+    nor with a struct or array that holds one. ``variant=False`` looks for maps only
+    (``collect_set`` takes variants, not maps).
+    """
+    found = holds(data_type, (T.MapType, T.VariantType) if variant else (T.MapType,))
+    if found is None:
+        return None
+    return "a map" if isinstance(found, T.MapType) else "a variant"
+
+
+def comparable(column: Column, data_type: T.DataType) -> Column:
+    """``column`` itself, or its JSON text when its type holds a map or a variant.
+
+    For equality tests and hashes of whole rows: equal values give equal text.
+    """
+    if incomparable(data_type):
+        return F.to_json(F.array(column))
+    return column
 
 
 def _compatible_keys(a: T.DataType, b: T.DataType) -> bool:
@@ -178,9 +203,9 @@ def keys(
         lf = field(left_schema, argument=left_arg, name=ln, side=left_side)
         rf = field(right_schema, argument=right_arg, name=rn, side=right_side)
         for arg, name, side, f in ((left_arg, ln, left_side, lf), (right_arg, rn, right_side, rf)):
-            if has_map(f.dataType):
+            if kind := incomparable(f.dataType):
                 msg = (f"`{arg}`: key {name!r} of {side} has type {f.dataType.simpleString()}; "
-                       "a map cannot be compared for equality (expected a number, string, "
+                       f"{kind} cannot be compared for equality (expected a number, string, "
                        "date, timestamp, or a struct or array of them)")
                 raise InvalidArgumentError(msg)
         if not _compatible_keys(lf.dataType, rf.dataType):

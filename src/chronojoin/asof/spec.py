@@ -198,9 +198,9 @@ def _right_spec(
     tiebreak = C.names(tb_arg, item.tiebreak if item.tiebreak is not None else d.tiebreak)
     for name in tiebreak:
         tb = C.field(df.schema, argument=tb_arg, name=name, side=side)
-        if C.has_map(tb.dataType):
+        if kind := C.incomparable(tb.dataType):
             msg = (f"`{tb_arg}`: column {name!r} of {side} has type "
-                   f"{tb.dataType.simpleString()}; a map cannot be ordered (expected a "
+                   f"{tb.dataType.simpleString()}; {kind} cannot be ordered (expected a "
                    "number, string, date, timestamp, or a struct or array of them)")
             raise InvalidArgumentError(msg)
     if item.prefix is not None:

@@ -153,10 +153,11 @@ def _one_agg(name: Any, value: Any, intervals: DataFrame, taken: list[str],
             f"intervals is {dtype.simpleString()}"
         )
         raise InvalidArgumentError(msg)
-    if function in ("min", "max", "collect_set") and isinstance(dtype, T.MapType):
+    kind = C.incomparable(dtype, variant=function != "collect_set")
+    if function in ("min", "max", "collect_set") and kind:
         msg = (
             f"`{argument}`: {function!r} cannot compare values of column {column!r} of "
-            f"intervals ({dtype.simpleString()})"
+            f"intervals ({dtype.simpleString()}: {kind} cannot be compared)"
         )
         raise InvalidArgumentError(msg)
     return AggSpec(name, function, column, dtype, _result_type(function, dtype))

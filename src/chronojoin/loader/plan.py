@@ -27,7 +27,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from chronojoin._session import is_connect
-from chronojoin._validate.columns import col, has_map
+from chronojoin._validate.columns import col, comparable
 from chronojoin.loader.layout import HIVE_DEFAULT_PARTITION
 
 TAG = "__cj_tag"
@@ -60,7 +60,7 @@ def batch_stats(batch: DataFrame, keys: Sequence[str], partition_by: str) -> Bat
     One hash aggregate grouped by the partition column (fixed-width buffers, so Spark
     runs it as a code-generated hash aggregate); the few per-value rows are summed here.
     """
-    everything = [col(c) for c in batch.columns]
+    everything = _hashable(batch)
     pcol = col(partition_by)
     h64 = F.xxhash64(*everything)
     empty = (F.sum(F.when(pcol == "", 1).otherwise(0))
@@ -175,8 +175,16 @@ def winner_order(batch: DataFrame, order_by: Sequence[str | Column]) -> list[Col
     The hash is the column :data:`_HASH` that :func:`dedup` adds.
     """
     user = [col(c) if isinstance(c, str) else c for c in order_by]
-    tie = [col(f.name).asc_nulls_first() for f in batch.schema.fields if not has_map(f.dataType)]
+    tie = [c.asc_nulls_first() for c in _hashable(batch)]
     return [col(TAG), *user, col(_HASH), *tie]
+
+
+def _hashable(batch: DataFrame) -> list[Column]:
+    """Every column of ``batch``, maps and variants as their JSON text.
+
+    Spark can neither hash nor order those types.
+    """
+    return [comparable(col(f.name), f.dataType) for f in batch.schema.fields]
 
 
 def observation(df: DataFrame, name: str) -> Observation:
@@ -226,7 +234,7 @@ def dedup(batch: DataFrame, index: DataFrame | None, *, keys: Sequence[str],
     # The bucket column in the grouping lets the sort and the aggregate reuse the
     # exchange above (one value per task); keys lead the sort so that its prefix
     # (the first key) tells rows apart.
-    ordered = (spread.withColumn(_HASH, F.xxhash64(*[col(c) for c in columns]))
+    ordered = (spread.withColumn(_HASH, F.xxhash64(*_hashable(batch)))
                .sortWithinPartitions(*group, *winner_order(batch, order_by))
                .withColumn(_SEQ, F.monotonically_increasing_id()))
     seq = col(_SEQ)

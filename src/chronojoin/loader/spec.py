@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import types as T
 
-from chronojoin._validate.columns import field, names
+from chronojoin._validate.columns import field, holds, incomparable, names
 from chronojoin._validate.options import check_literal, check_str
 from chronojoin.errors import InvalidArgumentError
 
@@ -68,12 +68,14 @@ def loader_spec(*, path: Any, table: Any, keys: Any, partition_by: Any, format: 
 
 
 def check_batch_columns(batch: DataFrame, spec: LoaderSpec) -> None:
-    """Key, partition and ``order_by`` columns exist; the partition type is supported."""
+    """Key, partition and ``order_by`` columns exist; their types and the format fit."""
     schema = batch.schema
     for k in spec.keys:
         f = field(schema, argument="keys", name=k, side="batch")
-        if isinstance(f.dataType, T.MapType):
-            msg = f"`keys`: column {k!r} is a map, which cannot be compared"
+        if kind := incomparable(f.dataType):
+            msg = (f"`keys`: column {k!r} of batch has type {f.dataType.simpleString()}; "
+                   f"{kind} cannot be compared (expected a number, string, date, "
+                   "timestamp, or a struct or array of them)")
             raise InvalidArgumentError(msg)
     p = field(schema, argument="partition_by", name=spec.partition_by, side="batch")
     if not isinstance(p.dataType, _PARTITION_TYPES):
@@ -83,3 +85,10 @@ def check_batch_columns(batch: DataFrame, spec: LoaderSpec) -> None:
     for c in spec.order_by:
         if isinstance(c, str):
             field(schema, argument="order_by", name=c, side="batch")
+    if spec.format == "orc":
+        for f in schema.fields:
+            if holds(f.dataType, (T.VariantType,)):
+                msg = (f"`format`: ORC cannot store column {f.name!r} of batch "
+                       f"({f.dataType.simpleString()}); use format='parquet'")
+                raise InvalidArgumentError(msg)
+

@@ -1,0 +1,187 @@
+"""Columns Spark can neither compare, order nor hash: maps and variants.
+
+As payload (any column that is not a key, a time or a bound) they must pass through
+every plan unchanged, including the plans that compare whole rows (an interval left
+join on several grid levels) and the loader, which hashes and orders whole batch rows.
+As keys, tie-breaks or values to compare they are refused before any job, naming the
+argument, the column and its type.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pyspark.sql import functions as F
+
+import chronojoin as cj
+from chronojoin.errors import InvalidArgumentError
+
+
+def _payload(df, *, suffix=""):
+    """Add a map ``m`` and a variant ``v`` that both spell the row's ``n``."""
+    return (df.withColumn("m" + suffix, F.create_map(F.lit("n"), F.col("n" + suffix)))
+            .withColumn("v" + suffix, F.parse_json(F.format_string('{"n": %d}',
+                                                                    F.col("n" + suffix)))))
+
+
+def _seen(df, *names):
+    """Each row's ``n`` columns as read back from the map and the variant (JSON text)."""
+    cols = []
+    for n in names:
+        m, v = n.replace("n", "m", 1), n.replace("n", "v", 1)
+        cols += [F.col(n), F.col(m)["n"].alias(m), F.to_json(F.col(v)).alias(v)]
+    return sorted((tuple(r) for r in df.select(*cols).collect()),
+                  key=lambda r: tuple((x is None, x) for x in r))
+
+
+def _check(rows):
+    """Every row's map and variant spell its own ``n`` (or are all NULL)."""
+    assert rows
+    for row in rows:
+        for n, m, v in zip(row[::3], row[1::3], row[2::3]):
+            if n is None:
+                assert m is None and v is None, row
+            else:
+                assert m == n and json.loads(v) == {"n": n}, row
+
+
+@pytest.fixture(scope="module")
+def sides(spark):
+    left = spark.createDataFrame(
+        [(1, 10, 0), (1, 20, 1), (1, 20, 1), (2, 15, 2), (3, 1, 3), (None, 5, 4)],
+        "k int, t long, n int")
+    right = spark.createDataFrame(
+        [(1, 5, 100, 10), (1, 12, 101, 30), (1, 13, 102, 30), (2, 16, 103, 16),
+         (2, 0, 104, 10**9), (3, 40, 105, 41)],
+        "k int, t long, n_r int, e long")
+    return _payload(left), _payload(right, suffix="_r")
+
+
+@pytest.mark.parametrize("strategy", ["auto", "union", "exploding", "sort_merge", "broadcast"])
+def test_asof_join_carries_maps_and_variants(sides, strategy, full_auto):
+    left, right = sides
+    out = cj.asof_join(left, right, on="t", by="k", strategy=strategy)
+    rows = _seen(out, "n", "n_r")
+    assert [(r[0], r[3]) for r in rows] == [(0, 100), (1, 102), (1, 102), (2, 104),
+                                            (3, None), (4, None)]
+    _check(rows)
+
+
+def test_asof_join_of_several_tables_carries_maps_and_variants(sides):
+    left, right = sides
+    out = cj.asof_join(left, [cj.Right(right, prefix="a_"),
+                              cj.Right(right, direction="forward", prefix="b_")],
+                       on="t", by="k")
+    rows = out.select("n", F.col("a_m_r")["n"].alias("a"), F.to_json("b_v_r").alias("b"))
+    got = sorted(((r[0], r[1], r[2] and json.loads(r[2])["n"]) for r in rows.collect()),
+                 key=lambda r: r[0])
+    assert got == [(0, 100, 101), (1, 102, None), (1, 102, None), (2, 104, 103),
+                   (3, None, 105), (4, None, None)]
+
+
+@pytest.mark.parametrize("bin_size", [None, 1, 4])
+@pytest.mark.parametrize("by", ["k", None])
+def test_interval_left_join_compares_rows_holding_maps_and_variants(sides, bin_size, by):
+    # The intervals' lengths 10 to 10^9 put them on several grid levels, where a left
+    # join finds its unmatched rows by comparing whole left rows.
+    left, right = sides
+    out = cj.interval_join(left, right, left_start="t", right_start="t", right_end="e",
+                           by=by, how="left", bin_size=bin_size)
+    rows = _seen(out, "n", "n_r")
+    _check(rows)
+    pairs = sorted(((r[0], r[3]) for r in rows), key=lambda p: (p[0], p[1] is None, p[1]))
+    if by == "k":
+        assert pairs == [(0, 100), (1, 101), (1, 101), (1, 102), (1, 102), (2, 104),
+                         (3, None), (4, None)]
+    else:
+        assert pairs == [(0, 100), (0, 104), (1, 101), (1, 101), (1, 102), (1, 102),
+                         (1, 104), (1, 104), (2, 101), (2, 102), (2, 104), (3, 104),
+                         (4, 100), (4, 104)]
+
+
+def test_band_left_join_carries_maps_and_variants(sides):
+    left, right = sides
+    out = cj.band_join(left, right, left_on="t", right_on="t", lower=-10, upper=0,
+                       by="k", how="left")
+    rows = _seen(out, "n", "n_r")
+    _check(rows)
+    assert sorted((r[0], r[3]) for r in rows if r[3] is not None) == [
+        (0, 100), (1, 101), (1, 101), (1, 102), (1, 102)]
+    assert sorted(r[0] for r in rows if r[3] is None) == [2, 3, 4]
+
+
+def test_interval_aggregate_collects_maps_and_variants(sides, full_auto):
+    left, right = sides
+    out = cj.interval_aggregate(
+        left, right, by="k", time="t", start="t", end="e",
+        aggs={"vs": ("collect_list", "v_r"), "ms": ("collect_list", "m_r"),
+              "distinct": ("collect_set", "v_r"), "count": ("count", "v_r")})
+    got = {r["n"]: (sorted(x["n"] for x in json.loads(r["vs"])),
+                    sorted(m["n"] for m in r["ms"]), len(r["distinct"]), r["count"])
+           for r in out.select("n", F.to_json("vs").alias("vs"), "ms",
+                               "distinct", "count").collect()}
+    assert got == {0: ([100], [100], 1, 1), 1: ([101, 102], [101, 102], 2, 2),
+                   2: ([104], [104], 1, 1), 3: ([], [], 0, 0), 4: ([], [], 0, 0)}
+
+
+def test_maps_and_variants_as_keys_or_compared_values_are_refused(sides):
+    left, right = sides
+    keyed = right.withColumn("v", F.col("v_r"))
+    for call in [lambda: cj.asof_join(left, keyed, on="t", by="v"),
+                 lambda: cj.band_join(left, keyed, left_on="t", right_on="t", lower=0,
+                                      upper=1, by="v"),
+                 lambda: cj.interval_join(left, keyed, left_start="t", right_start="t",
+                                          right_end="e", by="v")]:
+        with pytest.raises(InvalidArgumentError, match=r"`by`: key 'v' of left has type "
+                                                       r"variant; a variant cannot be compared"):
+            call()
+    nested = left.withColumn("s", F.struct("n", "v"))
+    with pytest.raises(InvalidArgumentError, match=r"key 's' of left has type "
+                                                   r"struct<n:int,v:variant>; a variant"):
+        cj.asof_join(nested, keyed.withColumn("s", F.struct("n_r", "v")), on="t", by="s")
+    with pytest.raises(InvalidArgumentError, match=r"`tiebreak`: column 'v_r' of right has "
+                                                   r"type variant; a variant cannot be ordered"):
+        cj.asof_join(left, right, on="t", by="k", tiebreak="v_r")
+    for function, column, kind in [("min", "v_r", "variant: a variant"),
+                                   ("max", "m_r", "map<string,int>: a map"),
+                                   ("collect_set", "m_r", "map<string,int>: a map")]:
+        with pytest.raises(InvalidArgumentError, match=rf"`aggs\['x'\]`: '{function}' cannot "
+                                                       rf"compare values of column '{column}' "
+                                                       rf"of intervals \({kind}"):
+            cj.interval_aggregate(left, right, by="k", time="t", start="t", end="e",
+                                  aggs={"x": (function, column)})
+
+
+def test_loader_appends_batches_holding_maps_and_variants(spark, tmp_path):
+    batch = _payload(spark.createDataFrame(
+        [(1, "2024-01-01", 10), (1, "2024-01-01", 11), (2, "2024-01-02", 12)],
+        "key int, day string, n int").withColumn("day", F.to_date("day")))
+    loader = cj.IncrementalLoader(spark, path=str(tmp_path / "t"), keys=["key"],
+                                  partition_by="day", order_by=[F.col("n").desc()])
+    report = loader.append(batch)
+    assert (report.rows_appended, report.duplicates_in_batch) == (2, 1)
+    assert loader.append(batch).skipped  # the same batch again: recognised, not reloaded
+    again = loader.append(batch.withColumn("n", F.col("n") + 100).transform(_payload))
+    assert again.rows_appended == 0
+    loader.check()
+    stored = spark.read.parquet(str(tmp_path / "t"))
+    rows = _seen(stored, "n")
+    _check(rows)
+    assert [r[0] for r in rows] == [11, 12]
+
+
+def test_loader_refuses_variant_keys_and_variants_in_orc(spark, tmp_path):
+    batch = _payload(spark.createDataFrame([(1, "2024-01-01", 10)],
+                                           "key int, day string, n int"))
+    keyed = cj.IncrementalLoader(spark, path=str(tmp_path / "a"), keys=["v"], partition_by="day")
+    with pytest.raises(InvalidArgumentError, match=r"`keys`: column 'v' of batch has type "
+                                                   r"variant; a variant cannot be compared"):
+        keyed.append(batch)
+    orc = cj.IncrementalLoader(spark, path=str(tmp_path / "b"), keys=["key"],
+                               partition_by="day", format="orc")
+    with pytest.raises(InvalidArgumentError, match=r"`format`: ORC cannot store column 'v' "
+                                                   r"of batch \(variant\); use format='parquet'"):
+        orc.append(batch)
+    assert orc.append(batch.drop("v")).rows_appended == 1  # nothing was left behind
+    orc.check()
