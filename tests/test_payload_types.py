@@ -10,6 +10,7 @@ argument, the column and its type.
 from __future__ import annotations
 
 import json
+import struct
 
 import pytest
 from pyspark.sql import functions as F
@@ -185,3 +186,53 @@ def test_loader_refuses_variant_keys_and_variants_in_orc(spark, tmp_path):
         orc.append(batch)
     assert orc.append(batch.drop("v")).rows_appended == 1  # nothing was left behind
     orc.check()
+
+
+def _wkb(n: int) -> bytes:
+    """A point's well-known binary (little-endian): ``POINT(n, -n)``."""
+    return struct.pack("<bIdd", 1, 1, float(n), float(-n))
+
+
+def test_geometries_pass_through_row_comparisons_and_loads(spark, tmp_path):
+    def geo(df):
+        return df.withColumn("g", F.call_function("st_geomfromwkb", F.col("w"))).drop("w")
+
+    def seen(df):
+        rows = df.select("n", F.call_function("st_asbinary", "g").alias("w")).collect()
+        assert all(bytes(r["w"]) == _wkb(r["n"]) for r in rows), rows
+        return sorted(r["n"] for r in rows)
+
+    left = geo(spark.createDataFrame([(1, 10, 0, _wkb(0)), (1, 20, 1, _wkb(1)),
+                                      (2, 15, 2, _wkb(2))], "k int, t long, n int, w binary"))
+    right = spark.createDataFrame([(1, 5, 10), (1, 12, 10**9), (2, 16, 20)],
+                                  "k int, s long, e long")
+    out = cj.interval_join(left, right, left_start="t", right_start="s", right_end="e",
+                           by="k", how="left", bin_size=1)
+    assert seen(out) == [0, 1, 2]  # 2 unmatched
+    with pytest.raises(InvalidArgumentError, match=r"`by`: key 'g' of left has type "
+                                                   r"geometry\(0\); a geometry cannot be"):
+        cj.asof_join(left, left, on="t", by="g")
+    rows = [(1, "a", 0, _wkb(0)), (1, "a", 1, _wkb(1)), (2, "b", 2, _wkb(2))]
+    batch = geo(spark.createDataFrame(rows, "key int, day string, n int, w binary"))
+    loader = cj.IncrementalLoader(spark, path=str(tmp_path / "t"), keys=["key"],
+                                  partition_by="day", order_by=["n"])
+    assert loader.append(batch).rows_appended == 2
+    assert loader.append(batch.withColumn("n", F.col("n") + 5)).rows_appended == 0
+    loader.check()
+    assert seen(spark.read.parquet(str(tmp_path / "t"))) == [0, 2]
+    orc = cj.IncrementalLoader(spark, path=str(tmp_path / "o"), keys=["key"],
+                               partition_by="day", format="orc")
+    with pytest.raises(InvalidArgumentError, match=r"ORC cannot store column 'g' of batch "
+                                                   r"\(geometry\(0\)\)"):
+        orc.append(batch)
+
+
+def test_sort_merge_refuses_columns_arrow_cannot_carry(sides):
+    left, right = sides
+    right = right.withColumn("span", F.expr("interval '1-2' year to month"))
+    with pytest.raises(InvalidArgumentError, match=r"'sort_merge' passes rows through Arrow, "
+                                                   r"which cannot carry column 'span' of right "
+                                                   r"\(interval year to month\)"):
+        cj.asof_join(left, right, on="t", by="k", strategy="sort_merge")
+    out = cj.asof_join(left, right, on="t", by="k", strategy="union")
+    assert out.where("span is not null").count() == 4

@@ -144,21 +144,25 @@ def holds(data_type: T.DataType, types: tuple[type[T.DataType], ...]) -> T.DataT
 def incomparable(data_type: T.DataType, *, variant: bool = True) -> str | None:
     """What makes ``data_type`` impossible to compare, order or hash, or ``None``.
 
-    Spark can do none of these with a map or a variant (``"a map"``, ``"a variant"``),
-    nor with a struct or array that holds one. ``variant=False`` looks for maps only
-    (``collect_set`` takes variants, not maps).
+    Spark can do none of these with a map, a variant, a geometry or a geography
+    (``"a map"``, ``"a variant"``, ...), nor with a struct or array that holds one.
+    ``variant=False`` looks for maps only (``collect_set`` takes the others).
     """
-    found = holds(data_type, (T.MapType, T.VariantType) if variant else (T.MapType,))
-    if found is None:
-        return None
-    return "a map" if isinstance(found, T.MapType) else "a variant"
+    kinds = (T.MapType, T.VariantType, T.SpatialType) if variant else (T.MapType,)
+    found = holds(data_type, kinds)
+    return None if found is None else "a " + found.typeName()
 
 
 def comparable(column: Column, data_type: T.DataType) -> Column:
-    """``column`` itself, or its JSON text when its type holds a map or a variant.
+    """``column`` itself, or a value Spark can compare, order and hash in its place.
 
-    For equality tests and hashes of whole rows: equal values give equal text.
+    For equality tests and hashes of whole rows, where equal values give equal
+    stand-ins: a geometry or geography column's SRID and well-known binary, the JSON
+    text of a map or variant (or of a struct or array holding one).
     """
+    if isinstance(data_type, T.SpatialType):
+        return F.struct(F.call_function("st_srid", column),
+                        F.call_function("st_asbinary", column))
     if incomparable(data_type):
         return F.to_json(F.array(column))
     return column

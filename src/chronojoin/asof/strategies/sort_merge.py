@@ -66,6 +66,22 @@ def check_keys(right: RightSpec) -> None:
             raise InvalidArgumentError(msg)
 
 
+def check_columns(left: DataFrame, right: RightSpec) -> None:
+    """Reject columns that Arrow cannot carry through the pass (the rows of both sides do)."""
+    from pyspark.errors import PySparkTypeError
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    for df, what in ((left, "left"), (right.df, right.what)):
+        for f in df.schema.fields:
+            try:
+                to_arrow_type(f.dataType)
+            except PySparkTypeError:
+                msg = (f"`strategy`: 'sort_merge' passes rows through Arrow, which cannot "
+                       f"carry column {f.name!r} of {what} ({f.dataType.simpleString()}); "
+                       "use strategy='union' or 'auto'")
+                raise InvalidArgumentError(msg) from None
+
+
 def _linear_pass(
     batches: Iterator[Any], *, keys: list[str], right_code: int, out: str, keep_right: bool
 ) -> Iterator[Any]:
@@ -134,6 +150,7 @@ def plan(
 ) -> DataFrame:
     """Build the sort-merge plan for one right table."""
     check_keys(right)
+    check_columns(left, right)
     right_code, left_code = side_codes(right)
     keys = key_names(len(right.keys.left))
     ties = [F.col(c).asc_nulls_first() for c in tiebreak_names(len(right.tiebreak))]
