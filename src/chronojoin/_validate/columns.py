@@ -27,7 +27,7 @@ def not_null(*columns: Column) -> Column:
 
 
 def check_dataframe(argument: str, value: Any) -> DataFrame:
-    """Return ``value`` if it is a (classic or Connect) DataFrame with unique column names.
+    """Return ``value`` if it is a (classic or Connect) batch DataFrame with unique column names.
 
     Names that differ only in case count as the same name unless the session sets
     ``spark.sql.caseSensitive`` (Spark itself calls such a column ambiguous).
@@ -35,6 +35,11 @@ def check_dataframe(argument: str, value: Any) -> DataFrame:
     if not isinstance(value, DataFrame):
         msg = f"`{argument}` must be a pyspark.sql.DataFrame; got {type(value).__name__}"
         raise TypeError(msg)
+    if value.isStreaming:
+        msg = (f"`{argument}` is a streaming DataFrame; chronojoin plans batch queries (its "
+               "statistics and sorts read whole inputs): call it on each micro-batch inside "
+               "writeStream.foreachBatch")
+        raise InvalidArgumentError(msg)
     fold = name_fold(value)
     seen: dict[str, str] = {}
     for name in value.columns:
