@@ -74,7 +74,7 @@ def check_columns(left: DataFrame, right: RightSpec) -> None:
     for df, what in ((left, "left"), (right.df, right.what)):
         for f in df.schema.fields:
             try:
-                to_arrow_type(f.dataType)
+                to_arrow_type(f.dataType, timezone="UTC")
             except PySparkTypeError:
                 msg = (f"`strategy`: 'sort_merge' passes rows through Arrow, which cannot "
                        f"carry column {f.name!r} of {what} ({f.dataType.simpleString()}); "
