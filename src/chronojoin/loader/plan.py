@@ -180,9 +180,9 @@ def winner_order(batch: DataFrame, order_by: Sequence[str | Column]) -> list[Col
 
 
 def _hashable(batch: DataFrame) -> list[Column]:
-    """Every column of ``batch``, maps and variants as their JSON text.
+    """Every column of ``batch``, each with a stand-in where Spark cannot hash or order it.
 
-    Spark can neither hash nor order those types.
+    Maps, variants, geometries and geographies: see :func:`comparable`.
     """
     return [comparable(col(f.name), f.dataType) for f in batch.schema.fields]
 

@@ -91,4 +91,3 @@ def check_batch_columns(batch: DataFrame, spec: LoaderSpec) -> None:
                 msg = (f"`format`: ORC cannot store column {f.name!r} of batch "
                        f"({f.dataType.simpleString()}); use format='parquet'")
                 raise InvalidArgumentError(msg)
-
