@@ -59,8 +59,14 @@ def test_a_stream_joined_in_foreach_batch_equals_the_batch_join(spark, tmp_path)
     stream = (spark.readStream.schema("k int, t int, label string")
               .option("maxFilesPerTrigger", 1).parquet(str(source)))
 
+    features.write.parquet(str(tmp_path / "features"))
+    where = str(tmp_path / "features")
+
     def join(batch, batch_id):
-        cj.asof_join(batch, features, on="t", by="k").write.mode("append").parquet(str(out))
+        # On Spark Connect this runs in a session of its own, on the server: tables are
+        # read there, not captured as DataFrames of the caller's session.
+        table = batch.sparkSession.read.parquet(where)
+        cj.asof_join(batch, table, on="t", by="k").write.mode("append").parquet(str(out))
 
     query = (stream.writeStream.foreachBatch(join).trigger(availableNow=True)
              .option("checkpointLocation", tempfile.mkdtemp(dir=tmp_path)).start())
