@@ -1,10 +1,11 @@
-"""Columns Spark can neither compare, order nor hash: maps and variants.
+"""Columns Spark can neither compare, order nor hash: maps, variants and geometries.
 
 As payload (any column that is not a key, a time or a bound) they must pass through
 every plan unchanged, including the plans that compare whole rows (an interval left
 join on several grid levels) and the loader, which hashes and orders whole batch rows.
 As keys, tie-breaks or values to compare they are refused before any job, naming the
-argument, the column and its type.
+argument, the column and its type; so are the few types that ``sort_merge``'s Arrow
+pass cannot carry.
 """
 
 from __future__ import annotations
