@@ -10,6 +10,7 @@ pass cannot carry.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import struct
 
@@ -18,6 +19,7 @@ from pyspark.sql import functions as F
 
 import chronojoin as cj
 from chronojoin.errors import InvalidArgumentError
+from tests.fuzz import session_settings
 
 
 def _payload(df, *, suffix=""):
@@ -171,6 +173,31 @@ def test_loader_appends_batches_holding_maps_and_variants(spark, tmp_path):
     rows = _seen(stored, "n")
     _check(rows)
     assert [r[0] for r in rows] == [11, 12]
+
+
+
+def test_loader_batch_ids_tell_microseconds_apart_in_any_time_zone(spark, tmp_path):
+    # Maps and variants enter the batch id through their JSON text: batches a
+    # microsecond apart must get two ids (under "allow" a batch taken for one seen
+    # before would be skipped, its rows lost), and a batch sent again from a session
+    # in another time zone the same id (or "allow" would store its rows twice).
+    def batch(microsecond):
+        when = dt.datetime(2024, 1, 1, 12, 0, 0, microsecond)
+        rows = spark.createDataFrame([(1, "a", when)], "key int, day string, t timestamp")
+        return rows.select("key", "day", F.create_map(F.lit("t"), "t").alias("m"),
+                           F.to_variant_object(F.struct("t")).alias("v"))
+
+    for column in ["m", "v"]:
+        loader = cj.IncrementalLoader(spark, path=str(tmp_path / column), keys=["key"],
+                                      partition_by="day", on_duplicate="allow")
+        first, second = (loader.append(batch(n).drop({"m": "v", "v": "m"}[column]))
+                         for n in (1, 2))
+        assert (first.rows_appended, second.rows_appended) == (1, 1), column
+        assert first.batch_id != second.batch_id, column
+        with session_settings(spark, {"spark.sql.session.timeZone": "America/New_York"}):
+            again = loader.append(batch(1).drop({"m": "v", "v": "m"}[column]))
+        assert again.skipped and again.batch_id == first.batch_id, column
+        assert spark.read.parquet(str(tmp_path / column)).count() == 2, column
 
 
 def test_loader_refuses_variant_keys_and_variants_in_orc(spark, tmp_path):

@@ -162,15 +162,22 @@ def comparable(column: Column, data_type: T.DataType) -> Column:
     """``column`` itself, or a value Spark can compare, order and hash in its place.
 
     For equality tests and hashes of whole rows, where equal values give equal
-    stand-ins: a geometry or geography column's SRID and well-known binary, the JSON
-    text of a map or variant (or of a struct or array holding one).
+    stand-ins and distinct values distinct ones: a geometry or geography column's SRID
+    and well-known binary, the JSON text of a map or variant (or of a struct or array
+    holding one).
     """
     if isinstance(data_type, T.SpatialType):
         return F.struct(F.call_function("st_srid", column),
                         F.call_function("st_asbinary", column))
     if incomparable(data_type):
-        return F.to_json(F.array(column))
+        return F.to_json(F.array(column), _EXACT_JSON)
     return column
+
+
+#: ``to_json`` options under which distinct values give distinct text whatever the
+#: session: timestamps to the microsecond (the default stops at milliseconds) in UTC.
+_EXACT_JSON = {"timeZone": "UTC", "timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX",
+               "timestampNTZFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSS"}
 
 
 def _compatible_keys(a: T.DataType, b: T.DataType) -> bool:
