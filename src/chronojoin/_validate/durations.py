@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import numbers
 import re
+from decimal import Decimal
 from typing import Any
 
 from chronojoin._validate.timetypes import TimeKind
@@ -54,7 +56,7 @@ def _parse_text_micros(argument: str, text: str) -> int:
     sign = 1
     if stripped.startswith("-") and _PART.fullmatch(stripped[1:].lstrip()) is None:
         sign, stripped = -1, stripped[1:].lstrip()
-    pos, total, parts = 0, 0.0, 0
+    pos, total, parts = 0, Decimal(0), 0
     while pos < len(stripped):
         match = _PART.match(stripped, pos)
         unit = match.group(2).lower() if match else ""
@@ -64,12 +66,49 @@ def _parse_text_micros(argument: str, text: str) -> int:
                 "'90 seconds', '30 minutes', '1 hour', '7 days', '-1 hour'"
             )
             raise DurationError(msg)
-        total += float(match.group(1)) * _UNITS_MICROS[unit]
+        total += Decimal(match.group(1)) * _UNITS_MICROS[unit]
         pos, parts = match.end(), parts + 1
     if parts == 0:
         msg = f"`{argument}`: empty duration {text!r}"
         raise DurationError(msg)
-    return sign * round(total)
+    return sign * _whole_micros(argument, text, total)
+
+
+def _whole_micros(argument: str, value: Any, micros: Decimal | int) -> int:
+    """``micros`` as an int; a part below a microsecond is an error, not rounded.
+
+    Spark's times count whole microseconds, so rounding would move a bound: a lower
+    bound of -1.5 microseconds admits -1 but not -2, an upper bound the reverse.
+    """
+    if micros != int(micros):
+        msg = (f"`{argument}`: {value!r} has a part below a microsecond, the unit of "
+               "Spark's timestamps; give whole microseconds")
+        raise DurationError(msg)
+    return int(micros)
+
+
+def _numpy_timedelta_micros(argument: str, value: Any) -> int:
+    """A ``numpy.timedelta64`` in microseconds (months and years have no fixed length)."""
+    import numpy as np
+
+    if np.isnat(value):
+        msg = f"`{argument}` must be a duration; got {value!r}"
+        raise DurationError(msg)
+    unit, step = np.datetime_data(value.dtype)
+    if unit not in _NUMPY_UNIT_MICROS:  # months and years (numpy takes average lengths)
+        msg = (f"`{argument}`: {value!r} has no fixed length (months and years vary, a "
+               "value without a unit has none); give weeks, days or smaller units")
+        raise DurationError(msg)
+    count = int(value.astype(np.int64))  # in the value's own unit: no overflow
+    return _whole_micros(argument, value, count * step * _NUMPY_UNIT_MICROS[unit])
+
+
+#: numpy's fixed-length time units, in microseconds
+_NUMPY_UNIT_MICROS = {
+    "W": Decimal(604_800_000_000), "D": Decimal(86_400_000_000), "h": Decimal(3_600_000_000),
+    "m": Decimal(60_000_000), "s": Decimal(1_000_000), "ms": Decimal(1_000), "us": Decimal(1),
+    "ns": Decimal("1e-3"), "ps": Decimal("1e-6"), "fs": Decimal("1e-9"), "as": Decimal("1e-12"),
+}
 
 
 def parse_duration(argument: str, value: Any, kind: TimeKind) -> int | float:
@@ -102,7 +141,12 @@ def parse_duration(argument: str, value: Any, kind: TimeKind) -> int | float:
         raise DurationError(msg)
     if kind.temporal:
         if isinstance(value, _dt.timedelta):
-            return (value.days * 86_400 + value.seconds) * 1_000_000 + value.microseconds
+            micros = (value.days * 86_400 + value.seconds) * 1_000_000 + value.microseconds
+            # pandas.Timedelta is a timedelta with nanoseconds on top
+            nanos = getattr(value, "nanoseconds", 0)
+            return _whole_micros(argument, value, micros + Decimal(nanos) / 1000)
+        if _is_numpy_timedelta(value):
+            return _numpy_timedelta_micros(argument, value)
         if isinstance(value, str) and not _NUMBER.fullmatch(value):
             return _parse_text_micros(argument, value)
         number = _as_number(argument, value)
@@ -113,7 +157,7 @@ def parse_duration(argument: str, value: Any, kind: TimeKind) -> int | float:
             "give a datetime.timedelta or a string such as '90 seconds' or '1 hour'"
         )
         raise DurationError(msg)
-    if isinstance(value, _dt.timedelta) or (
+    if isinstance(value, _dt.timedelta) or _is_numpy_timedelta(value) or (
         isinstance(value, str) and not _NUMBER.fullmatch(value)
     ):
         msg = (
@@ -127,11 +171,19 @@ def parse_duration(argument: str, value: Any, kind: TimeKind) -> int | float:
     return float(number)
 
 
+def _is_numpy_timedelta(value: Any) -> bool:
+    return type(value).__name__ == "timedelta64" and type(value).__module__ == "numpy"
+
+
 def _as_number(argument: str, value: Any) -> int | float:
     if isinstance(value, str):
         number: int | float = float(value) if any(c in value for c in ".eE") else int(value)
     elif isinstance(value, (int, float)):
         number = value
+    elif isinstance(value, numbers.Integral):  # numpy and other integer scalars
+        number = int(value)
+    elif isinstance(value, numbers.Real):
+        number = float(value)
     else:
         msg = (
             f"`{argument}` must be a number, a datetime.timedelta or a string such as "

@@ -1,0 +1,58 @@
+"""Durations as users write them: strings, datetime and pandas timedeltas, numpy values.
+
+Spark's timestamps count whole microseconds, so a duration with a part below a
+microsecond is refused rather than rounded (rounding would move a bound by one
+microsecond: a lower bound of -1.5 microseconds admits -1 but not -2).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from chronojoin._validate.durations import parse_duration
+from chronojoin._validate.timetypes import TimeKind
+from chronojoin.errors import DurationError
+
+TS, INT = TimeKind.TIMESTAMP, TimeKind.INTEGER
+
+
+@pytest.mark.parametrize(("value", "micros"), [
+    ("1 hour", 3_600_000_000), ("1h30m", 5_400_000_000), ("0.1 seconds", 100_000),
+    ("1.5 ms", 1_500), ("-2 us", -2), (dt.timedelta(seconds=-1), -1_000_000),
+    (pd.Timedelta("2ms"), 2_000), (pd.Timedelta("-3us"), -3),
+    (np.timedelta64(3, "s"), 3_000_000), (np.timedelta64(-2000, "ns"), -2),
+    (np.timedelta64(2, "5s"), 10_000_000), (np.timedelta64(10**6, "W"), 6048 * 10**14),
+])
+def test_durations_of_timestamp_columns(value, micros):
+    assert parse_duration("tolerance", value, TS) == micros
+
+
+@pytest.mark.parametrize("value", ["1.5 us", "-1.5us", "1.0000005 s", pd.Timedelta("1ns"),
+                                   pd.Timedelta("-1500ns"), np.timedelta64(1500, "ns"),
+                                   np.timedelta64(5, "ps")])
+def test_parts_below_a_microsecond_are_refused(value):
+    with pytest.raises(DurationError, match=r"^`lower`: .* has a part below a microsecond"):
+        parse_duration("lower", value, TS)
+
+
+@pytest.mark.parametrize("value", [np.timedelta64(1, "M"), np.timedelta64(2, "Y"),
+                                   np.timedelta64(5)])
+def test_numpy_months_years_and_unitless_values_are_refused(value):
+    with pytest.raises(DurationError, match=r"^`upper`: .* has no fixed length"):
+        parse_duration("upper", value, TS)
+    with pytest.raises(DurationError, match=r"must be a duration"):
+        parse_duration("upper", np.timedelta64("NaT"), TS)
+
+
+def test_numpy_numbers_for_numeric_columns():
+    assert parse_duration("tolerance", np.int64(5), INT) == 5
+    assert isinstance(parse_duration("tolerance", np.int32(5), INT), int)
+    assert parse_duration("tolerance", np.float32(2.5), TimeKind.FLOAT) == 2.5
+    with pytest.raises(DurationError, match=r"is a time span but the time columns are numeric"):
+        parse_duration("tolerance", np.timedelta64(3, "s"), INT)
+    with pytest.raises(DurationError, match=r"has no unit but the time columns are timestamp"):
+        parse_duration("tolerance", np.int64(5), TS)
