@@ -120,14 +120,16 @@ def parse_duration(argument: str, value: Any, kind: TimeKind) -> int | float:
         The argument's name, used in error messages.
     value
         A number (numeric columns; ``0`` is accepted for any kind), a
-        ``datetime.timedelta`` or a string such as ``"90 seconds"`` (temporal columns).
+        ``datetime.timedelta`` (``pandas.Timedelta`` included), a ``numpy.timedelta64``
+        or a string such as ``"90 seconds"`` (temporal columns).
     kind
         The kind of the time column the duration applies to.
 
     Raises
     ------
     DurationError
-        When the value cannot be parsed, is not finite, or does not fit the kind.
+        When the value cannot be parsed, is not finite, does not fit the kind, or has
+        a part below a microsecond (temporal columns).
 
     Examples
     --------
