@@ -255,6 +255,56 @@ def test_geometries_pass_through_row_comparisons_and_loads(spark, tmp_path):
         orc.append(batch)
 
 
+@pytest.mark.parametrize("nest", ["struct", "array", "map", "array_of_structs",
+                                  "struct_with_a_map"])
+def test_geometries_inside_structs_arrays_and_maps_pass_row_comparisons_and_loads(
+        spark, tmp_path, nest):
+    # Spark 4.3's interpreted evaluation (the suite's setting) misreads a geometry
+    # taken from an array after a shuffle (IndexOutOfBoundsException in Geometry.srid,
+    # with or without chronojoin); generated code, Spark's default, reads it right.
+    codegen = {"spark.sql.codegen.factoryMode": "FALLBACK",
+               "spark.sql.codegen.wholeStage": "true"}
+    with session_settings(spark, codegen if nest == "array" else {}):
+        _nested_geometries(spark, tmp_path, nest)
+
+
+def _nested_geometries(spark, tmp_path, nest):
+    # Spark can neither hash nor write a geometry as JSON at any depth: the stand-in
+    # replaces each one inside the column by its SRID and well-known binary.
+    def nested(df):
+        g = F.call_function("st_geomfromwkb", F.col("w"))
+        value = {"struct": F.struct(g.alias("x"), F.col("n").alias("y")),
+                 "array": F.array(g, g),
+                 "map": F.create_map(F.lit("a"), g),
+                 "array_of_structs": F.array(F.struct(g.alias("x"))),
+                 "struct_with_a_map": F.struct(g.alias("x"), F.create_map(F.lit("a"), g)
+                                               .alias("m"))}[nest]
+        return df.withColumn("g", value).drop("w")
+
+    left = nested(spark.createDataFrame(
+        [(1, 10, 0, _wkb(0)), (1, 20, 1, _wkb(1)), (2, 15, 2, _wkb(2)), (2, 15, 3, None)],
+        "k int, t long, n int, w binary"))
+    right = spark.createDataFrame([(1, 5, 10), (1, 12, 10**9), (2, 16, 20)],
+                                  "k int, s long, e long")
+    out = cj.interval_join(left, right, left_start="t", right_start="s", right_end="e",
+                           by="k", how="left", bin_size=1)
+    assert sorted((r["n"], r["s"]) for r in out.collect()) == [
+        (0, 5), (1, 12), (2, None), (3, None)]
+
+    def batch(point):
+        rows = [(1, "a", 0, _wkb(point)), (2, "a", 1, None)]
+        return nested(spark.createDataFrame(rows, "key int, day string, n int, w binary"))
+
+    loader = cj.IncrementalLoader(spark, path=str(tmp_path / "t"), keys=["key"],
+                                  partition_by="day", on_duplicate="allow")
+    first, second = loader.append(batch(0)), loader.append(batch(7))
+    assert (first.rows_appended, second.rows_appended) == (2, 2)
+    assert first.batch_id != second.batch_id
+    assert loader.append(batch(0)).skipped
+    loader.check()
+    assert spark.read.parquet(str(tmp_path / "t")).count() == 4
+
+
 def test_sort_merge_refuses_columns_arrow_cannot_carry(sides):
     left, right = sides
     right = right.withColumn("span", F.expr("interval '1-2' year to month"))

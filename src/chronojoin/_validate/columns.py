@@ -162,16 +162,40 @@ def comparable(column: Column, data_type: T.DataType) -> Column:
     """``column`` itself, or a value Spark can compare, order and hash in its place.
 
     For equality tests and hashes of whole rows, where equal values give equal
-    stand-ins and distinct values distinct ones: a geometry or geography column's SRID
-    and well-known binary, the JSON text of a map or variant (or of a struct or array
-    holding one).
+    stand-ins and distinct values distinct ones: a geometry or geography's SRID and
+    well-known binary (also inside structs, arrays and maps), then the JSON text of a
+    map or variant (or of a struct or array holding one).
     """
+    flat = _spatial_free(column, data_type)
+    if holds(data_type, (T.MapType, T.VariantType)):
+        return F.to_json(F.array(flat), _EXACT_JSON)
+    return flat
+
+
+def _spatial_free(column: Column, data_type: T.DataType) -> Column:
+    """``column`` with every geometry or geography in it replaced by its SRID and binary.
+
+    Spark can neither hash these types nor write them as JSON, at any depth.
+    """
+    if not holds(data_type, (T.SpatialType,)):
+        return column
     if isinstance(data_type, T.SpatialType):
         return F.struct(F.call_function("st_srid", column),
                         F.call_function("st_asbinary", column))
-    if incomparable(data_type):
-        return F.to_json(F.array(column), _EXACT_JSON)
-    return column
+    if isinstance(data_type, T.ArrayType):
+        element = data_type.elementType
+        return F.transform(column, lambda x: _spatial_free(x, element))
+    if isinstance(data_type, T.MapType):
+        key, value = data_type.keyType, data_type.valueType
+        if holds(key, (T.SpatialType,)):
+            column = F.transform_keys(column, lambda k, _: _spatial_free(k, key))
+        if holds(value, (T.SpatialType,)):
+            column = F.transform_values(column, lambda _, v: _spatial_free(v, value))
+        return column
+    assert isinstance(data_type, T.StructType)
+    fields = [_spatial_free(column.getField(f.name), f.dataType).alias(f.name)
+              for f in data_type.fields]
+    return F.when(column.isNotNull(), F.struct(*fields))
 
 
 #: ``to_json`` options under which distinct values give distinct text whatever the
