@@ -34,11 +34,17 @@ def add_output(parser: argparse.ArgumentParser) -> None:
     )
 
 
+#: The input formats a command reads; ``table``: the inputs are metastore table names.
+INPUT_FORMATS = ["parquet", "csv", "orc", "json", "table"]
+
+
 def add_input_format(parser: argparse.ArgumentParser) -> None:
-    """``--format`` of the input paths."""
+    """``--format`` of the inputs."""
     parser.add_argument(
-        "--format", default=None, choices=["parquet", "csv"],
-        help="input format (default: from the file extension, else parquet)",
+        "--format", default=None, choices=INPUT_FORMATS,
+        help="input format (default: from the file extension: .csv, .json, .jsonl, .orc, "
+             "else parquet); 'table': the inputs are metastore table names, e.g. tables "
+             "bucketed by the key (enables Hive support)",
     )
 
 

@@ -103,23 +103,45 @@ _ERROR_CLASS = re.compile(r"\[[A-Z][A-Z0-9_]*(\.[A-Z0-9_]+)*\] ")
 _JAVA_EXCEPTION = re.compile(r"(?<![\w.])(?:[a-z]\w*\.)+\w*(?:Exception|Error): \S")
 
 
+#: The input format a path's extension stands for (any other path: Parquet).
+_EXTENSIONS = {".csv": "csv", ".json": "json", ".jsonl": "json", ".ndjson": "json",
+               ".orc": "orc"}
+
+
 def read(spark: SparkSession, path: str, fmt: str | None = None) -> DataFrame:
-    """Read a Parquet or CSV input; a missing or unreadable path is a one-line error."""
+    """Read an input: a Parquet, CSV, ORC or JSON path, or (``fmt="table"``) a table name.
+
+    A missing or unreadable input is a one-line error.
+    """
     remote = is_connect(spark)
+    if fmt == "table":
+        return _table(spark, path)
     if not remote and not os.path.exists(path) and "://" not in path:
         msg = f"input path does not exist: {path}"
         raise CliError(msg)
-    fmt = fmt or ("csv" if path.lower().endswith(".csv") else "parquet")
+    fmt = fmt or _EXTENSIONS.get(os.path.splitext(path.rstrip("/"))[1].lower(), "parquet")
     try:  # a classic session reads the footers (or the CSV header) here
         with quiet(spark):
             if fmt == "csv":
                 df = spark.read.csv(path, header=True, inferSchema=True)
             else:
-                df = spark.read.parquet(path)
+                df = spark.read.format(fmt).load(path)
             if remote:
                 df.schema  # noqa: B018  the server resolves the path here, not at the first job
     except Exception as exc:  # a damaged or unreadable input, not a bug of the command
         msg = f"cannot read {path}: {spark_message(exc)}"
+        raise CliError(msg) from exc
+    return df
+
+
+def _table(spark: SparkSession, name: str) -> DataFrame:
+    """The metastore table ``name`` (``db.table`` or ``table``), or a one-line error."""
+    try:
+        with quiet(spark):
+            df = spark.table(name)
+            df.schema  # noqa: B018  Spark Connect resolves the name here
+    except Exception as exc:  # no such table, or a name Spark cannot parse
+        msg = f"cannot read table {name!r}: {spark_message(exc)}"
         raise CliError(msg) from exc
     return df
 

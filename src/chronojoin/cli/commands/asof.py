@@ -26,9 +26,9 @@ FLAGS = {
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``chronojoin asof``."""
-    parser.add_argument("left", help="left table (Parquet directory or .csv file)")
+    parser.add_argument("left", help="left table: a path, or a table name with --format table")
     parser.add_argument("right", nargs="+",
-                        help="right table(s) (Parquet directories or .csv files); several "
+                        help="right table(s): paths, or table names with --format table; several "
                              "are matched in one call, see --prefix")
     options.add_output(parser)
     parser.add_argument("--on", help="time column of both sides")
@@ -84,7 +84,7 @@ def execute(args: argparse.Namespace) -> int:
     import chronojoin as cj
 
     prefixes, times = _right_tables(args)
-    spark = session.session(args, app="chronojoin asof")
+    spark = session.session(args, app="chronojoin asof", hive=args.format == "table")
     left = session.read(spark, args.left, args.format)
     tables = [session.read(spark, path, args.format) for path in args.right]
     split = options.split_list

@@ -27,8 +27,8 @@ def add_common(parser: argparse.ArgumentParser) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``chronojoin band``."""
-    parser.add_argument("left", help="left table (Parquet directory or .csv file)")
-    parser.add_argument("right", help="right table (Parquet directory or .csv file)")
+    parser.add_argument("left", help="left table: a path, or a table name with --format table")
+    parser.add_argument("right", help="right table: a path, or a table name with --format table")
     options.add_output(parser)
     parser.add_argument("--left-on", required=True, help="time column of the left side")
     parser.add_argument("--right-on", required=True, help="time column of the right side")
@@ -45,7 +45,7 @@ def execute(args: argparse.Namespace) -> int:
     """Run the join and write the result."""
     import chronojoin as cj
 
-    spark = session.session(args, app="chronojoin band")
+    spark = session.session(args, app="chronojoin band", hive=args.format == "table")
     left = session.read(spark, args.left, args.format)
     right = session.read(spark, args.right, args.format)
     split = options.split_list

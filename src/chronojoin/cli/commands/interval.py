@@ -36,8 +36,9 @@ def parse_agg(text: str) -> tuple[str, tuple[str, str | None]]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``chronojoin interval``."""
-    parser.add_argument("points", help="points table (Parquet directory or .csv file)")
-    parser.add_argument("intervals", help="intervals table (Parquet directory or .csv file)")
+    parser.add_argument("points", help="points table: a path, or a table name with --format table")
+    parser.add_argument("intervals",
+                        help="intervals table: a path, or a table name with --format table")
     options.add_output(parser)
     parser.add_argument("--by", help="equality key column(s) of both sides, comma separated")
     parser.add_argument("--left-by", help="key column(s) of points, comma separated")
@@ -72,7 +73,7 @@ def execute(args: argparse.Namespace) -> int:
     import chronojoin as cj
 
     aggs = dict(parse_agg(a) for a in args.agg) if args.agg else None
-    spark = session.session(args, app="chronojoin interval")
+    spark = session.session(args, app="chronojoin interval", hive=args.format == "table")
     points = session.read(spark, args.points, args.format)
     intervals = session.read(spark, args.intervals, args.format)
     split = options.split_list

@@ -11,8 +11,8 @@ from chronojoin.cli.commands.band import add_common
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``chronojoin interval-join``."""
-    parser.add_argument("left", help="left table (Parquet directory or .csv file)")
-    parser.add_argument("right", help="right table (Parquet directory or .csv file)")
+    parser.add_argument("left", help="left table: a path, or a table name with --format table")
+    parser.add_argument("right", help="right table: a path, or a table name with --format table")
     options.add_output(parser)
     parser.add_argument("--left-start", required=True,
                         help="left time column (the point, or the interval start)")
@@ -27,7 +27,7 @@ def execute(args: argparse.Namespace) -> int:
     """Run the join and write the result."""
     import chronojoin as cj
 
-    spark = session.session(args, app="chronojoin interval-join")
+    spark = session.session(args, app="chronojoin interval-join", hive=args.format == "table")
     left = session.read(spark, args.left, args.format)
     right = session.read(spark, args.right, args.format)
     split = options.split_list

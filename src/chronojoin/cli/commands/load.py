@@ -7,7 +7,7 @@ import os
 import sys
 
 from chronojoin.cli.errors import CliError
-from chronojoin.cli.options import add_master, split_list
+from chronojoin.cli.options import INPUT_FORMATS, add_master, split_list
 
 #: The options of the library's arguments whose names differ (see ``main.in_cli_terms``).
 FLAGS = {"format": "--format"}
@@ -16,8 +16,9 @@ FLAGS = {"format": "--format"}
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``chronojoin load``."""
     parser.add_argument("batch", nargs="?", metavar="BATCH",
-                        help="the batch to append (Parquet or CSV path); not with --check "
-                             "or --rebuild-index")
+                        help="the batch to append (a Parquet, CSV, ORC or JSON path, or a "
+                             "table name with --input-format table); not with --check or "
+                             "--rebuild-index")
     parser.add_argument("--table", required=True, metavar="PATH_OR_NAME",
                         help="the target: a directory (a value with '/' or an existing "
                              "directory) or a metastore table name (enables Hive support)")
@@ -38,8 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="verify no key is stored twice and the index equals the data")
     action.add_argument("--rebuild-index", action="store_true",
                         help="rebuild the key index from the stored data")
-    parser.add_argument("--input-format", default=None, choices=["parquet", "csv"],
-                        help="format of BATCH (default: from the file extension, else parquet)")
+    parser.add_argument("--input-format", default=None, choices=INPUT_FORMATS,
+                        help="format of BATCH (default: from the file extension: .csv, "
+                             ".json, .jsonl, .orc, else parquet); 'table': BATCH is a "
+                             "metastore table name")
     add_master(parser)
 
 
@@ -60,7 +63,7 @@ def execute(args: argparse.Namespace) -> int:
     from chronojoin.cli.session import quiet, read, session
 
     is_path = _is_path(args.table)
-    spark = session(args, "chronojoin-load", hive=not is_path)
+    spark = session(args, "chronojoin-load", hive=not is_path or args.input_format == "table")
     if not is_path and not maintenance and not spark.catalog.tableExists(args.table):
         # A name, not a path: say where the new table and its metastore will live.
         conf = spark.conf
