@@ -33,7 +33,7 @@ def test_asof_suite_on_spark_connect(server):
     cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
            "tests/asof/test_examples.py", "tests/asof/test_errors.py",
            "tests/asof/test_conformance.py", "tests/test_column_names.py",
-           "tests/test_payload_types.py", "tests/test_streaming.py",
+           "tests/test_payload_types.py", "tests/test_streaming.py", "tests/test_time_of_day.py",
            "tests/test_fuzz.py::test_random_cases_match_the_references", "-k",
            "not test_options_against_brute_force or union"]
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,

@@ -49,7 +49,20 @@ def check_dataframe(argument: str, value: Any) -> DataFrame:
                    "(DataFrame.toDF or withColumnRenamed)")
             raise InvalidArgumentError(msg)
         seen[fold(name)] = name
+    for f in value.schema.fields:
+        if holds(f.dataType, (T.TimeType,)) and not _time_type_enabled(value):
+            msg = (f"`{argument}`: column {f.name!r} has type {f.dataType.simpleString()}; "
+                   "Spark aggregates and writes TIME values only with "
+                   "spark.sql.timeType.enabled=true (off by default): set it in the session "
+                   "or cast the column to a string")
+            raise InvalidArgumentError(msg)
     return value
+
+
+def _time_type_enabled(df: DataFrame) -> bool:
+    """Whether ``df``'s session takes TIME columns everywhere (``spark.sql.timeType.enabled``)."""
+    value = df.sparkSession.conf.get("spark.sql.timeType.enabled", "false")
+    return str(value).strip().lower() == "true"
 
 
 def case_sensitive(df: DataFrame) -> bool:
