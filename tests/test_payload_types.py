@@ -212,6 +212,9 @@ def test_loader_refuses_variant_keys_and_variants_in_orc(spark, tmp_path):
     with pytest.raises(InvalidArgumentError, match=r"`format`: ORC cannot store column 'v' "
                                                    r"of batch \(variant\); use format='parquet'"):
         orc.append(batch)
+    with pytest.raises(InvalidArgumentError, match=r"`format`: ORC cannot store column "
+                                                   r"'none' of batch \(void\)"):
+        orc.append(batch.drop("v").withColumn("none", F.lit(None)))  # Spark's NULL type
     assert orc.append(batch.drop("v")).rows_appended == 1  # nothing was left behind
     orc.check()
 

@@ -87,7 +87,7 @@ def check_batch_columns(batch: DataFrame, spec: LoaderSpec) -> None:
             field(schema, argument="order_by", name=c, side="batch")
     if spec.format == "orc":
         for f in schema.fields:
-            if holds(f.dataType, (T.VariantType, T.SpatialType)):
+            if holds(f.dataType, (T.VariantType, T.SpatialType, T.NullType)):
                 msg = (f"`format`: ORC cannot store column {f.name!r} of batch "
                        f"({f.dataType.simpleString()}); use format='parquet'")
                 raise InvalidArgumentError(msg)
