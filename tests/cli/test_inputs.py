@@ -75,6 +75,11 @@ def test_metastore_tables_as_inputs(spark, sides, tables, tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("chronojoin asof: error: cannot read table 'cj_cli_nowhere': "), err
     assert "TABLE_OR_VIEW_NOT_FOUND" in err and "\n" not in err
+    # a table name without --format: the missing path's error says what to add
+    assert main(["asof", *tables, "--on", "t", "--out", str(tmp_path / "no")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "chronojoin asof: error: input path does not exist: cj_cli_left (a metastore table? "
+        "add --format table)")
 
 
 def test_load_takes_a_batch_from_a_metastore_table(spark, tables, tmp_path, capsys):
@@ -83,3 +88,7 @@ def test_load_takes_a_batch_from_a_metastore_table(spark, tables, tmp_path, caps
                  "--keys", "id", "--partition-by", "label"]) == 0
     assert "rows_appended: 3" in capsys.readouterr().out
     assert sorted(r.id for r in spark.read.parquet(str(target)).collect()) == [1, 2, 3]
+    assert main(["load", tables[1], "--table", str(target), "--keys", "id",
+                 "--partition-by", "label"]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "input path does not exist: cj_cli_right (a metastore table? add --input-format table)")

@@ -108,16 +108,20 @@ _EXTENSIONS = {".csv": "csv", ".json": "json", ".jsonl": "json", ".ndjson": "jso
                ".orc": "orc"}
 
 
-def read(spark: SparkSession, path: str, fmt: str | None = None) -> DataFrame:
+def read(spark: SparkSession, path: str, fmt: str | None = None, *,
+         flag: str = "--format") -> DataFrame:
     """Read an input: a Parquet, CSV, ORC or JSON path, or (``fmt="table"``) a table name.
 
-    A missing or unreadable input is a one-line error.
+    A missing or unreadable input is a one-line error; ``flag`` is the option that
+    names the format, for the hint on a missing path that may be a table name.
     """
     remote = is_connect(spark)
     if fmt == "table":
         return _table(spark, path)
     if not remote and not os.path.exists(path) and "://" not in path:
         msg = f"input path does not exist: {path}"
+        if os.sep not in path and "/" not in path:
+            msg += f" (a metastore table? add {flag} table)"
         raise CliError(msg)
     fmt = fmt or _EXTENSIONS.get(os.path.splitext(path.rstrip("/"))[1].lower(), "parquet")
     try:  # a classic session reads the footers (or the CSV header) here

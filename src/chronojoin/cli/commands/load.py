@@ -86,7 +86,7 @@ def execute(args: argparse.Namespace) -> int:
         with quiet(spark):
             print(f"index rebuilt for {loader.rebuild_index()} partition(s)")
         return 0
-    batch = read(spark, args.batch, args.input_format)
+    batch = read(spark, args.batch, args.input_format, flag="--input-format")
     with quiet(spark):
         print(loader.append(batch, batch_id=args.batch_id))
     return 0
