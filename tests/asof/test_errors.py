@@ -103,3 +103,20 @@ def test_no_time_columns(frames):
     left, right = frames
     with pytest.raises(ValueError, match=r"give the time columns"):
         cj.asof_join(left, right, by="id")
+
+
+def test_data_frames_of_other_libraries_say_how_to_convert(spark, frames):
+    import pandas as pd
+    import pyarrow as pa
+
+    left, right = frames
+    cases = [(pd.DataFrame({"t": [1]}), "pandas.DataFrame", "spark.createDataFrame(df)"),
+             (pa.table({"t": [1]}), "pyarrow.Table", "spark.createDataFrame(table)"),
+             (left.pandas_api(), "pyspark.pandas.DataFrame", "df.to_spark()")]
+    for other, name, conversion in cases:
+        with pytest.raises(TypeError) as raised:
+            cj.asof_join(left, other, on="time")
+        assert str(raised.value) == (f"`right` must be a pyspark.sql.DataFrame; got {name} "
+                                     f"(convert it with {conversion})")
+    with pytest.raises(TypeError, match=r"^`left` must be a pyspark\.sql\.DataFrame; got int$"):
+        cj.asof_join(5, right, on="time")

@@ -33,7 +33,12 @@ def check_dataframe(argument: str, value: Any) -> DataFrame:
     ``spark.sql.caseSensitive`` (Spark itself calls such a column ambiguous).
     """
     if not isinstance(value, DataFrame):
-        msg = f"`{argument}` must be a pyspark.sql.DataFrame; got {type(value).__name__}"
+        kind = type(value)
+        library = next((m for m in _CONVERSIONS if kind.__module__.startswith(m + ".")), None)
+        name = kind.__qualname__ if library is None else f"{library}.{kind.__qualname__}"
+        msg = f"`{argument}` must be a pyspark.sql.DataFrame; got {name}"
+        if library is not None:
+            msg += f" (convert it with {_CONVERSIONS[library]})"
         raise TypeError(msg)
     if value.isStreaming:
         msg = (f"`{argument}` is a streaming DataFrame; chronojoin plans batch queries (its "
@@ -57,6 +62,15 @@ def check_dataframe(argument: str, value: Any) -> DataFrame:
                    "or cast the column to a string")
             raise InvalidArgumentError(msg)
     return value
+
+
+#: How a data frame of another library becomes a Spark DataFrame, by its package.
+_CONVERSIONS = {
+    "pandas": "spark.createDataFrame(df)",
+    "pyarrow": "spark.createDataFrame(table)",
+    "polars": "spark.createDataFrame(df.to_arrow())",
+    "pyspark.pandas": "df.to_spark()",
+}
 
 
 def _time_type_enabled(df: DataFrame) -> bool:
