@@ -30,14 +30,16 @@ def check_dataframe(argument: str, value: Any) -> DataFrame:
     """Return ``value`` if it is a (classic or Connect) batch DataFrame with unique column names.
 
     Names that differ only in case count as the same name unless the session sets
-    ``spark.sql.caseSensitive`` (Spark itself calls such a column ambiguous).
+    ``spark.sql.caseSensitive`` (Spark itself calls such a column ambiguous). A TIME
+    column needs ``spark.sql.timeType.enabled``; a data frame of pandas, pyarrow,
+    polars or pandas-on-Spark gets an error that says how to convert it.
     """
     if not isinstance(value, DataFrame):
         kind = type(value)
         library = next((m for m in _CONVERSIONS if kind.__module__.startswith(m + ".")), None)
         name = kind.__qualname__ if library is None else f"{library}.{kind.__qualname__}"
         msg = f"`{argument}` must be a pyspark.sql.DataFrame; got {name}"
-        if library is not None:
+        if library is not None and kind.__qualname__ in ("DataFrame", "Table"):
             msg += f" (convert it with {_CONVERSIONS[library]})"
         raise TypeError(msg)
     if value.isStreaming:
