@@ -176,8 +176,9 @@ def connect_server(log_path: Path, master: str = "local[2]") -> Iterator[str]:
         *[arg for k, v in TEST_SESSION_CONF.items() for arg in ("--conf", f"{k}={v}")],
     ]
     with open(log_path, "wb") as log:
+        # in the log's directory: tables saved without a path go to its spark-warehouse/
         proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+                                start_new_session=True, cwd=log_path.parent)
     try:
         wait_for_port(port, proc)
         yield f"sc://127.0.0.1:{port}"

@@ -82,6 +82,19 @@ def test_cli_joins_on_spark_connect(server, tmp_path):
                 "--by", "user", "--remote", server)
     assert band.returncode == 0, band.stderr[-3000:]
     assert len(pd.read_parquet(tmp_path / "b")) == 1  # user 1: the click at 9
+    # --format table: names of the server's tables
+    from pyspark.sql import SparkSession
+
+    client = SparkSession.builder.remote(server).getOrCreate()
+    for name, path in (("cj_labels", labels), ("cj_clicks", clicks)):
+        client.read.csv(str(path), header=True, inferSchema=True).write.option(
+            "path", str(tmp_path / name)).mode("overwrite").saveAsTable(name)
+    tables = _cli("asof", "cj_labels", "cj_clicks", "--format", "table", "--on", "t",
+                  "--by", "user", "--out", str(tmp_path / "t"), "--remote", server)
+    assert tables.returncode == 0, tables.stderr[-3000:]
+    assert pd.read_parquet(tmp_path / "t").sort_values("user")["n"].tolist()[0] == 6
+    for name in ("cj_labels", "cj_clicks"):
+        client.sql(f"DROP TABLE {name}")
 
 
 def test_cli_remote_without_server_fails_at_once(tmp_path):
