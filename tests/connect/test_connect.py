@@ -82,19 +82,22 @@ def test_cli_joins_on_spark_connect(server, tmp_path):
                 "--by", "user", "--remote", server)
     assert band.returncode == 0, band.stderr[-3000:]
     assert len(pd.read_parquet(tmp_path / "b")) == 1  # user 1: the click at 9
-    # --format table: names of the server's tables
-    from pyspark.sql import SparkSession
-
-    client = SparkSession.builder.remote(server).getOrCreate()
-    for name, path in (("cj_labels", labels), ("cj_clicks", clicks)):
-        client.read.csv(str(path), header=True, inferSchema=True).write.option(
-            "path", str(tmp_path / name)).mode("overwrite").saveAsTable(name)
+    # --format table: names of the server's tables, saved by a client of their own (this
+    # process may hold a classic session)
+    script = ("import sys\nfrom pyspark.sql import SparkSession\n"
+              "spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()\n"
+              "for name, path, where in zip(*[iter(sys.argv[2:])] * 3):\n"
+              "    spark.read.csv(path, header=True, inferSchema=True).write.option(\n"
+              "        'path', where).mode('overwrite').saveAsTable(name)\n")
+    saved = subprocess.run([sys.executable, "-c", script, server,
+                            "cj_labels", str(labels), str(tmp_path / "cj_labels"),
+                            "cj_clicks", str(clicks), str(tmp_path / "cj_clicks")],
+                           capture_output=True, text=True, timeout=300, check=False)
+    assert saved.returncode == 0, saved.stderr[-3000:]
     tables = _cli("asof", "cj_labels", "cj_clicks", "--format", "table", "--on", "t",
                   "--by", "user", "--out", str(tmp_path / "t"), "--remote", server)
     assert tables.returncode == 0, tables.stderr[-3000:]
     assert pd.read_parquet(tmp_path / "t").sort_values("user")["n"].tolist()[0] == 6
-    for name in ("cj_labels", "cj_clicks"):
-        client.sql(f"DROP TABLE {name}")
 
 
 def test_cli_remote_without_server_fails_at_once(tmp_path):
