@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 
 def local_cores(master: str) -> int | None:
@@ -19,3 +23,9 @@ def local_cores(master: str) -> int | None:
 def is_connect(obj: object) -> bool:
     """Whether a session or DataFrame is Spark Connect's (its paths are the server's)."""
     return type(obj).__module__.startswith("pyspark.sql.connect")
+
+
+def setting_on(df: DataFrame, key: str) -> bool:
+    """Whether the boolean session setting ``key`` of ``df``'s session is true (default off)."""
+    value = df.sparkSession.conf.get(key, "false")
+    return str(value).strip().lower() == "true"

@@ -10,6 +10,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from chronojoin._session import setting_on
 from chronojoin.errors import ColumnNotFoundError, InvalidArgumentError, TimeTypeError
 
 
@@ -57,7 +58,7 @@ def check_dataframe(argument: str, value: Any) -> DataFrame:
             raise InvalidArgumentError(msg)
         seen[fold(name)] = name
     for f in value.schema.fields:
-        if holds(f.dataType, (T.TimeType,)) and not _time_type_enabled(value):
+        if holds(f.dataType, (T.TimeType,)) and not setting_on(value, "spark.sql.timeType.enabled"):
             msg = (f"`{argument}`: column {f.name!r} has type {f.dataType.simpleString()}; "
                    "Spark aggregates and writes TIME values only with "
                    "spark.sql.timeType.enabled=true (off by default): set it in the session "
@@ -75,16 +76,9 @@ _CONVERSIONS = {
 }
 
 
-def _time_type_enabled(df: DataFrame) -> bool:
-    """Whether ``df``'s session takes TIME columns everywhere (``spark.sql.timeType.enabled``)."""
-    value = df.sparkSession.conf.get("spark.sql.timeType.enabled", "false")
-    return str(value).strip().lower() == "true"
-
-
 def case_sensitive(df: DataFrame) -> bool:
     """Whether ``df``'s session tells column names apart by case (``spark.sql.caseSensitive``)."""
-    value = df.sparkSession.conf.get("spark.sql.caseSensitive", "false")
-    return str(value).strip().lower() == "true"
+    return setting_on(df, "spark.sql.caseSensitive")
 
 
 def name_fold(df: DataFrame) -> Callable[[str], str]:

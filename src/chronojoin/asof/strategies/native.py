@@ -26,6 +26,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from chronojoin._session import setting_on
 from chronojoin.asof.buckets import Layout
 from chronojoin.asof.frames import (
     BACK,
@@ -48,8 +49,7 @@ _RT = "__rt"
 
 def enabled(df: DataFrame) -> bool:
     """Whether the session of ``df`` has Spark's sort-merge as-of join turned on."""
-    value = df.sparkSession.conf.get(CONF, "false")
-    return str(value).strip().lower() == "true"
+    return setting_on(df, CONF)
 
 
 def check(spec: AsofSpec) -> None:
