@@ -41,7 +41,8 @@ def session(
     """Build (or reuse) the SparkSession for ``--master`` and ``--conf``.
 
     ``hive=True`` enables Hive support (a persistent metastore, e.g. for bucketed
-    tables); ``conf`` holds a command's own defaults, which ``--conf`` overrides.
+    tables), as does reading the inputs as table names (``--format table`` or
+    ``--input-format table``); ``conf`` holds a command's own defaults, which ``--conf`` overrides.
     With ``--remote`` (the join commands) a Spark Connect session instead, whose
     server reads and writes the paths.
     """
@@ -58,7 +59,9 @@ def session(
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         builder = SparkSession.builder.master(args.master).appName(app)
         builder = builder.config("spark.ui.showConsoleProgress", "false")
-        if hive:
+        reads_tables = "table" in (getattr(args, "format", None),
+                                    getattr(args, "input_format", None))
+        if hive or reads_tables:
             builder = builder.enableHiveSupport()
     settings = {"spark.sql.session.timeZone": "UTC", **(conf or {}),
                 **key_value_pairs(getattr(args, "conf", []))}

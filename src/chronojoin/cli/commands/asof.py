@@ -84,7 +84,7 @@ def execute(args: argparse.Namespace) -> int:
     import chronojoin as cj
 
     prefixes, times = _right_tables(args)
-    spark = session.session(args, app="chronojoin asof", hive=args.format == "table")
+    spark = session.session(args, app="chronojoin asof")
     left = session.read(spark, args.left, args.format)
     tables = [session.read(spark, path, args.format) for path in args.right]
     split = options.split_list

@@ -45,7 +45,7 @@ def execute(args: argparse.Namespace) -> int:
     """Run the join and write the result."""
     import chronojoin as cj
 
-    spark = session.session(args, app="chronojoin band", hive=args.format == "table")
+    spark = session.session(args, app="chronojoin band")
     left = session.read(spark, args.left, args.format)
     right = session.read(spark, args.right, args.format)
     split = options.split_list

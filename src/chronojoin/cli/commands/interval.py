@@ -73,7 +73,7 @@ def execute(args: argparse.Namespace) -> int:
     import chronojoin as cj
 
     aggs = dict(parse_agg(a) for a in args.agg) if args.agg else None
-    spark = session.session(args, app="chronojoin interval", hive=args.format == "table")
+    spark = session.session(args, app="chronojoin interval")
     points = session.read(spark, args.points, args.format)
     intervals = session.read(spark, args.intervals, args.format)
     split = options.split_list

@@ -27,7 +27,7 @@ def execute(args: argparse.Namespace) -> int:
     """Run the join and write the result."""
     import chronojoin as cj
 
-    spark = session.session(args, app="chronojoin interval-join", hive=args.format == "table")
+    spark = session.session(args, app="chronojoin interval-join")
     left = session.read(spark, args.left, args.format)
     right = session.read(spark, args.right, args.format)
     split = options.split_list

@@ -63,7 +63,7 @@ def execute(args: argparse.Namespace) -> int:
     from chronojoin.cli.session import quiet, read, session
 
     is_path = _is_path(args.table)
-    spark = session(args, "chronojoin-load", hive=not is_path or args.input_format == "table")
+    spark = session(args, "chronojoin-load", hive=not is_path)
     if not is_path and not maintenance and not spark.catalog.tableExists(args.table):
         # A name, not a path: say where the new table and its metastore will live.
         conf = spark.conf
