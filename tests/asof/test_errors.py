@@ -105,6 +105,13 @@ def test_no_time_columns(frames):
         cj.asof_join(left, right, by="id")
 
 
+def test_no_left_time_column_with_several_rights(frames):
+    """With cj.Right specs, the message asks for the left table's column only."""
+    left, right = frames
+    with pytest.raises(ValueError, match=r"the left table's time column: `on` or `left_on`"):
+        cj.asof_join(left, [cj.Right(right, on="time")], by="id")
+
+
 def test_data_frames_of_other_libraries_say_how_to_convert(spark, frames):
     import pandas as pd
     import pyarrow as pa

@@ -132,6 +132,10 @@ def build_spec(
     several = isinstance(right, (list, tuple))
     lo, ro = C.pair(both=on, left=left_on, right=right_on, both_name="on",
                     left_name="left_on", right_name="right_on", left_alone=several)
+    if lo is None and several:
+        msg = ("give the left table's time column: `on` or `left_on` (each cj.Right "
+               "names its own with `Right.on`, or takes the left one's name)")
+        raise InvalidArgumentError(msg)
     if lo is None:
         msg = "give the time columns: `on`, or `left_on` and `right_on`"
         raise InvalidArgumentError(msg)
