@@ -6,6 +6,7 @@ are written out so that an equal infinite time is at distance 0.
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import functools
 import itertools
@@ -111,6 +112,27 @@ def test_times_at_the_limits_of_long(spark, strategy):
     for kw, got in zip(options, _run_many(spark, left, right, "bigint", strategy, options)):
         assert got == _reference(left, right, direction=kw["direction"],
                                  exact=kw["allow_exact_matches"], tolerance=kw["tolerance"]), kw
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_tolerances_beyond_the_long_range(spark, strategy):
+    """A tolerance past Long.MAX (a long time, a timedelta of microseconds) is exact."""
+    edge = [LONG_MIN, -1, 0, LONG_MAX]
+    left = [(i, 0, t) for i, t in enumerate(edge)]
+    right = [(0, t, f"r{i}") for i, t in enumerate(edge)]
+    options = [{"direction": d, "allow_exact_matches": False, "tolerance": t} for d, t in
+               itertools.product(["backward", "forward", "nearest"],
+                                 [2**63, 2**64 - 2, 2**64 - 1, 2**70])]
+    for kw, got in zip(options, _run_many(spark, left, right, "bigint", strategy, options)):
+        assert got == _reference(left, right, direction=kw["direction"], exact=False,
+                                 tolerance=kw["tolerance"]), kw
+    ts = [datetime.datetime(1, 1, 1), datetime.datetime(9999, 12, 31, 23, 59, 59, 999999)]
+    ldf = spark.createDataFrame([(i, 0, t) for i, t in enumerate(ts)], "lid int, k int, t timestamp")
+    rdf = spark.createDataFrame([(0, t, f"r{i}") for i, t in enumerate(ts)],
+                                "k int, t timestamp, v string")
+    got = cj.asof_join(ldf, rdf, on="t", by="k", strategy=strategy, direction="backward",
+                       allow_exact_matches=False, tolerance=datetime.timedelta.max)
+    assert sorted(map(tuple, got.select("lid", "v").collect()), key=str) == [(0, None), (1, "r0")]
 
 
 def test_nearest_across_the_whole_long_range(spark):

@@ -37,7 +37,9 @@ def test_missing_column_names_side_and_available(frames):
                                   r"columns are numeric"),
         ({"allow_exact_matches": "yes"}, r"`allow_exact_matches` must be True or False"),
         ({"tiebreak": "nope"}, r"`tiebreak`: column 'nope' not found in right"),
-        ({"buckets": 0}, r"`buckets` must be a positive integer"),
+        ({"buckets": 0}, r"`buckets` must be a bucket count from 1 to 2,147,483,647; got 0"),
+        ({"buckets": 2**64}, r"`buckets` must be a bucket count from 1 to 2,147,483,647"),
+        ({"buckets": True}, r"`buckets` must be a bucket count from 1 to 2,147,483,647"),
     ],
 )
 def test_bad_options(frames, kwargs, pattern):

@@ -40,3 +40,15 @@ def check_str(argument: str, value: Any) -> str:
         msg = f"`{argument}` must be a string; got {value!r} ({type(value).__name__})"
         raise InvalidArgumentError(msg)
     return value
+
+
+#: The most buckets a count may ask for: bucket numbers are Spark ints.
+MAX_BUCKET_COUNT = 2**31 - 1
+
+
+def check_bucket_count(argument: str, value: Any) -> int:
+    """Return ``value`` if it is a whole number of buckets Spark can number."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_BUCKET_COUNT:
+        msg = f"`{argument}` must be a bucket count from 1 to {MAX_BUCKET_COUNT:,}; got {value!r}"
+        raise InvalidArgumentError(msg)
+    return value

@@ -93,18 +93,37 @@ def right_frame(spec: AsofSpec, right: RightSpec, slot: int = 0) -> DataFrame:
     return tagged.where(not_null(F.col(TIME), *[F.col(n) for n in knames]))
 
 
-def _lowest(lt: Column, tol: Column) -> Column:
+def _steps(tol: float) -> list[Column]:
+    """The tolerance as literals a long can hold, whose sum is ``tol``.
+
+    Long times lie at most ``Long.MAX - Long.MIN`` apart, so a larger tolerance is cut
+    to that; one past ``Long.MAX`` is added in steps, each saturated on its own.
+    """
+    if not isinstance(tol, int) or tol <= LONG_MAX:
+        return [F.lit(tol)]
+    rest, steps = min(tol, LONG_MAX - LONG_MIN), []
+    while rest > 0:
+        steps.append(F.lit(min(rest, LONG_MAX)))
+        rest -= LONG_MAX
+    return steps
+
+
+def _lowest(lt: Column, tol: float) -> Column:
     """``lt - tol`` (``tol >= 0``), or the smallest long where the difference overflows.
 
     A float gives ``-inf`` at worst; a long near its limits would stop the job in ANSI
     mode, and a time that far down matches any lower bound.
     """
-    return F.coalesce(F.try_subtract(lt, tol), F.lit(LONG_MIN))
+    for step in _steps(tol):
+        lt = F.coalesce(F.try_subtract(lt, step), F.lit(LONG_MIN))
+    return lt
 
 
-def _highest(lt: Column, tol: Column) -> Column:
+def _highest(lt: Column, tol: float) -> Column:
     """``lt + tol`` (``tol >= 0``), or the greatest long where the sum overflows."""
-    return F.coalesce(F.try_add(lt, tol), F.lit(LONG_MAX))
+    for step in _steps(tol):
+        lt = F.coalesce(F.try_add(lt, step), F.lit(LONG_MAX))
+    return lt
 
 
 def time_condition(right: RightSpec, lt: Column, rt: Column) -> Column | None:
@@ -115,7 +134,7 @@ def time_condition(right: RightSpec, lt: Column, rt: Column) -> Column | None:
     not differences: no long overflows near its limits, and an infinite time still
     matches an equal one (``inf - inf`` is NaN).
     """
-    tol = None if right.tolerance is None else F.lit(right.tolerance)
+    tol = right.tolerance
     exact = right.allow_exact_matches
     if right.direction == "backward":
         cond = rt <= lt if exact else rt < lt
@@ -172,7 +191,7 @@ def choose(right: RightSpec, slot: int = 0) -> Column:
     back, fwd = F.col(slot_name(BACK, slot)), F.col(slot_name(FORWARD, slot))
     if right.tolerance is not None:
         # A strategy may bring candidates beyond the tolerance (a carried row).
-        tol = F.lit(right.tolerance)
+        tol = right.tolerance
         back = F.when(back["t"] >= _lowest(lt, tol), back)
         fwd = F.when(fwd["t"] <= _highest(lt, tol), fwd)
     if right.direction == "backward":

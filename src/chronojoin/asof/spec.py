@@ -13,7 +13,7 @@ from chronojoin._plan.output import right_output_names
 from chronojoin._typing import AsofStrategy, Direction, How
 from chronojoin._validate import columns as C
 from chronojoin._validate.durations import parse_duration
-from chronojoin._validate.options import check_bool, check_literal, check_str
+from chronojoin._validate.options import check_bool, check_bucket_count, check_literal, check_str
 from chronojoin._validate.timetypes import TimeKind, common_kind, time_kind
 from chronojoin.errors import DurationError, InvalidArgumentError
 
@@ -124,9 +124,8 @@ def build_spec(
                    f"calls it `strategy`)" if strategy in get_args(Direction) else None)
     check_literal("strategy", strategy, AsofStrategy, hint=polars_hint)
     check_str("suffix", suffix)
-    if buckets is not None and (not isinstance(buckets, int) or buckets < 1):
-        msg = f"`buckets` must be a positive integer or None; got {buckets!r}"
-        raise InvalidArgumentError(msg)
+    if buckets is not None:
+        check_bucket_count("buckets", buckets)
     # With a list of cj.Right, `left_on`/`left_by` may come alone: each table names
     # its own columns (`Right.on`/`Right.by`), else the left side's names are used.
     several = isinstance(right, (list, tuple))
