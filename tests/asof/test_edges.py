@@ -127,7 +127,8 @@ def test_tolerances_beyond_the_long_range(spark, strategy):
         assert got == _reference(left, right, direction=kw["direction"], exact=False,
                                  tolerance=kw["tolerance"]), kw
     ts = [datetime.datetime(1, 1, 1), datetime.datetime(9999, 12, 31, 23, 59, 59, 999999)]
-    ldf = spark.createDataFrame([(i, 0, t) for i, t in enumerate(ts)], "lid int, k int, t timestamp")
+    ldf = spark.createDataFrame([(i, 0, t) for i, t in enumerate(ts)],
+                                "lid int, k int, t timestamp")
     rdf = spark.createDataFrame([(0, t, f"r{i}") for i, t in enumerate(ts)],
                                 "k int, t timestamp, v string")
     got = cj.asof_join(ldf, rdf, on="t", by="k", strategy=strategy, direction="backward",

@@ -241,6 +241,18 @@ def test_bin_size_copying_too_many_bins_is_refused_before_any_job(spark):
                      bin_size="1 microsecond")
 
 
+def test_bin_size_counts_the_bins_of_the_long_range_only(spark, longs):
+    """A window wider than the long range copies a row into the bins of that range only."""
+    left, right = longs
+    got = cj.band_join(left, right, left_on="t", right_on="t", lower=0, upper=10**30,
+                       bin_size=2**62, by="k")
+    expected = cj.band_join(left, right, left_on="t", right_on="t", lower=0, upper=10**30,
+                            by="k")
+    batch = spark_batch({"got": got, "expected": expected})
+    assert batch["got"] == batch["expected"]
+    assert batch["got"]
+
+
 def test_bin_size_below_the_limit_warns_and_is_exact(spark):
     left = spark.createDataFrame([(1, 0.0), (2, 50.0), (3, INF)], "id int, t double")
     right = spark.createDataFrame([(7, 0.0005), (8, 99.9), (9, INF)], "id int, t double")

@@ -15,7 +15,7 @@ from chronojoin._typing import Closed, How
 from chronojoin._validate import columns as C
 from chronojoin._validate.durations import parse_duration
 from chronojoin._validate.options import check_literal, check_str
-from chronojoin._validate.timetypes import TimeKind, common_kind, time_kind
+from chronojoin._validate.timetypes import LONG_MAX, LONG_MIN, TimeKind, common_kind, time_kind
 from chronojoin.errors import TimeTypeError
 
 
@@ -113,6 +113,8 @@ def _check_copies(
     """An explicit bin size must not copy every row of a constant window into too many bins."""
     assert lower_b.value is not None and upper_b.value is not None
     width = float(upper_b.value) - float(lower_b.value)
+    if kind is not TimeKind.FLOAT:  # long times: a window reaches at most across them all
+        width = min(width, float(LONG_MAX) - float(LONG_MIN))
     unit = " microseconds" if kind.temporal else ""
     window = f"the window from lower={lower!r} to upper={upper!r} is {width:g}{unit} wide"
     check_copies(bin_size, float(size), width, window, stacklevel=4)  # band_join's caller
