@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from contextlib import redirect_stdout
 
+import numpy as np
 import pandas as pd
 import pytest
 from pyspark.sql import functions as F
@@ -176,7 +177,7 @@ def test_no_key_global_timeline(spark, strategy, direction):
 
 
 @pytest.mark.parametrize("strategy", ["union", "sort_merge"])
-@pytest.mark.parametrize("buckets", [1, 3, 50])
+@pytest.mark.parametrize("buckets", [1, np.int64(3), 50])  # numpy: a pandas user's count
 def test_bucketed_keys_equal_unbucketed(spark, strategy, buckets):
     left, right = random_rows(seed=5, t_max=200)
     ldf, rdf = _frames(spark, left, right, "int")

@@ -40,6 +40,7 @@ def test_missing_column_names_side_and_available(frames):
         ({"buckets": 0}, r"`buckets` must be a bucket count from 1 to 2,147,483,647; got 0"),
         ({"buckets": 2**64}, r"`buckets` must be a bucket count from 1 to 2,147,483,647"),
         ({"buckets": True}, r"`buckets` must be a bucket count from 1 to 2,147,483,647"),
+        ({"buckets": 2.0}, r"`buckets` must be a bucket count from 1 to 2,147,483,647"),
     ],
 )
 def test_bad_options(frames, kwargs, pattern):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from chronojoin.intervals.choose import Stats, choose, needs_stats
@@ -79,6 +80,10 @@ def test_buckets_given_are_used(frames):
     assert (plan.strategy, plan.count, plan.lo, plan.hi) == ("bucketed_sweep", 8, 0.0, 100.0)
     plan = choose(spec(frames, strategy="bucketed_sweep", buckets=2.5), None)
     assert (plan.strategy, plan.width) == ("bucketed_sweep", 2.5)
+    # a numpy integer (a pandas user's number) is a count too, never a width
+    plan = choose(spec(frames, buckets=np.int64(8)), MANY)
+    assert (plan.count, plan.width) == (8, None)
+    assert type(plan.count) is int
 
 
 @pytest.mark.parametrize("name", ["sweep", "join"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, TypeVar, get_args
 
 from chronojoin.errors import InvalidArgumentError
@@ -46,9 +47,14 @@ def check_str(argument: str, value: Any) -> str:
 MAX_BUCKET_COUNT = 2**31 - 1
 
 
+def is_count(value: Any) -> bool:
+    """Whether ``value`` is an integer (a numpy integer too), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def check_bucket_count(argument: str, value: Any) -> int:
-    """Return ``value`` if it is a whole number of buckets Spark can number."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_BUCKET_COUNT:
+    """Return ``value`` as an int if it is a whole number of buckets Spark can number."""
+    if not is_count(value) or not 1 <= int(value) <= MAX_BUCKET_COUNT:
         msg = f"`{argument}` must be a bucket count from 1 to {MAX_BUCKET_COUNT:,}; got {value!r}"
         raise InvalidArgumentError(msg)
-    return value
+    return int(value)

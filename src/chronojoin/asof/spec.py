@@ -125,7 +125,7 @@ def build_spec(
     check_literal("strategy", strategy, AsofStrategy, hint=polars_hint)
     check_str("suffix", suffix)
     if buckets is not None:
-        check_bucket_count("buckets", buckets)
+        buckets = check_bucket_count("buckets", buckets)
     # With a list of cj.Right, `left_on`/`left_by` may come alone: each table names
     # its own columns (`Right.on`/`Right.by`), else the left side's names are used.
     several = isinstance(right, (list, tuple))

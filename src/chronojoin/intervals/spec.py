@@ -12,7 +12,7 @@ from pyspark.sql import types as T
 from chronojoin._typing import AggFunction, Closed, How, IntervalStrategy
 from chronojoin._validate import columns as C
 from chronojoin._validate.durations import parse_duration
-from chronojoin._validate.options import check_bucket_count, check_literal
+from chronojoin._validate.options import check_bucket_count, check_literal, is_count
 from chronojoin._validate.timetypes import TimeKind, common_kind, time_kind
 from chronojoin.errors import DurationError, InvalidArgumentError
 
@@ -181,7 +181,7 @@ def _aggs(aggs: Any, points: DataFrame, intervals: DataFrame) -> tuple[AggSpec, 
 def _buckets(value: Any, kind: TimeKind) -> Buckets | None:
     if value is None:
         return None
-    if isinstance(value, int) and not isinstance(value, bool):
+    if is_count(value):  # a numpy integer too: a count, never a width
         return Buckets(count=check_bucket_count("buckets", value))
     width = parse_duration("buckets", value, kind)
     if width <= 0:
