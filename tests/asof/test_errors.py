@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import chronojoin as cj
@@ -130,3 +131,10 @@ def test_data_frames_of_other_libraries_say_how_to_convert(spark, frames):
                                      f"(convert it with {conversion})")
     with pytest.raises(TypeError, match=r"^`left` must be a pyspark\.sql\.DataFrame; got int$"):
         cj.asof_join(5, right, on="time")
+
+
+def test_numpy_bools_are_bools(frames):
+    """``numpy.False_`` (from a pandas frame's column, say) reads as False."""
+    left, right = frames
+    out = cj.asof_join(left, right, on="time", by="id", allow_exact_matches=np.False_)
+    assert [r["v"] for r in out.collect()] == [None]  # the only right row is at the same time

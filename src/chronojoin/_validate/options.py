@@ -5,6 +5,8 @@ from __future__ import annotations
 import numbers
 from typing import Any, TypeVar, get_args
 
+import numpy as np
+
 from chronojoin.errors import InvalidArgumentError
 
 T = TypeVar("T")
@@ -28,11 +30,11 @@ def check_literal(argument: str, value: Any, alias: Any, hint: str | None = None
 
 
 def check_bool(argument: str, value: Any) -> bool:
-    """Return ``value`` if it is a bool, else raise naming the argument."""
-    if not isinstance(value, bool):
+    """Return ``value`` as a bool if it is one (numpy's too), else raise naming the argument."""
+    if not isinstance(value, (bool, np.bool_)):
         msg = f"`{argument}` must be True or False; got {value!r} ({type(value).__name__})"
         raise InvalidArgumentError(msg)
-    return value
+    return bool(value)
 
 
 def check_str(argument: str, value: Any) -> str:
