@@ -42,9 +42,9 @@ def session(
 
     ``hive=True`` enables Hive support (a persistent metastore, e.g. for bucketed
     tables), as does reading the inputs as table names (``--format table`` or
-    ``--input-format table``); ``conf`` holds a command's own defaults, which ``--conf`` overrides.
-    With ``--remote`` (the join commands) a Spark Connect session instead, whose
-    server reads and writes the paths.
+    ``--input-format table``); ``conf`` holds a command's own defaults, which
+    ``--conf`` overrides. With ``--remote`` (the join commands) a Spark Connect session
+    instead, whose server reads and writes the paths.
     """
     from pyspark.sql import SparkSession
 
