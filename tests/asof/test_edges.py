@@ -126,11 +126,13 @@ def test_tolerances_beyond_the_long_range(spark, strategy):
     for kw, got in zip(options, _run_many(spark, left, right, "bigint", strategy, options)):
         assert got == _reference(left, right, direction=kw["direction"], exact=False,
                                  tolerance=kw["tolerance"]), kw
-    ts = [datetime.datetime(1, 1, 1), datetime.datetime(9999, 12, 31, 23, 59, 59, 999999)]
-    ldf = spark.createDataFrame([(i, 0, t) for i, t in enumerate(ts)],
-                                "lid int, k int, t timestamp")
+    # the first and last microsecond of Spark's timestamps, cast in Spark (a Python
+    # datetime of year 1 does not survive a Connect client's time-zone conversion)
+    ts = ["0001-01-01 00:00:00", "9999-12-31 23:59:59.999999"]
+    ldf = spark.createDataFrame([(i, 0, t) for i, t in enumerate(ts)], "lid int, k int, t string")
     rdf = spark.createDataFrame([(0, t, f"r{i}") for i, t in enumerate(ts)],
-                                "k int, t timestamp, v string")
+                                "k int, t string, v string")
+    ldf, rdf = (df.withColumn("t", F.col("t").cast("timestamp")) for df in (ldf, rdf))
     got = cj.asof_join(ldf, rdf, on="t", by="k", strategy=strategy, direction="backward",
                        allow_exact_matches=False, tolerance=datetime.timedelta.max)
     assert sorted(map(tuple, got.select("lid", "v").collect()), key=str) == [(0, None), (1, "r0")]
