@@ -44,6 +44,7 @@ from chronojoin.asof.spec import build_spec
 from chronojoin.asof.strategies import hot_broadcast, hot_split
 from chronojoin.errors import InvalidArgumentError
 from tests.asof.data import (
+    HUGE_TOLERANCE,
     SPARK_TYPE,
     numeric,
     one_left_row_per_key,
@@ -75,6 +76,8 @@ from tests.oracles.intervals import (
 )
 
 Case = Callable[[Any, random.Random], dict[str, Any]]
+#: As-of tolerances in test time units: none, exact only, short, long, past the long range.
+TOLERANCES = [None, 0, 3, 20, HUGE_TOLERANCE]
 
 
 def asof_case(spark: Any, rng: random.Random) -> dict[str, Any]:
@@ -93,7 +96,7 @@ def _asof_case(spark: Any, rng: random.Random, stack: contextlib.ExitStack) -> d
     if rng.random() < 0.4:  # one left row per key except the hot one: auto's broadcasts
         left = one_left_row_per_key(left, keep=("k0",))
     opts = {"direction": rng.choice(["backward", "forward", "nearest"]),
-            "allow_exact_matches": rng.random() < 0.6, "tol": rng.choice([None, 0, 3, 20]),
+            "allow_exact_matches": rng.random() < 0.6, "tol": rng.choice(TOLERANCES),
             "how": rng.choice(["left", "inner"]), "tiebreak": rng.random() < 0.5,
             "keys": rng.random() < 0.85,
             "strategy": rng.choice(["exploding", "union", "sort_merge", "broadcast", "auto",
@@ -210,7 +213,7 @@ def _several_tables(spark: Any, rng: random.Random, kind: str, left: list[dict],
     drawn, specs, expected = [], [], []
     for i, rows in enumerate(tables):
         o = {"direction": rng.choice(["backward", "forward", "nearest"]),
-             "allow_exact_matches": rng.random() < 0.6, "tol": rng.choice([None, 0, 3, 20]),
+             "allow_exact_matches": rng.random() < 0.6, "tol": rng.choice(TOLERANCES),
              "tiebreak": rng.random() < 0.5, "renamed": rng.random() < 0.5}
         drawn.append(o)
         nums = [[dict(r, t=numeric(r["t"], kind)) for r in side] for side in (left, rows)]

@@ -73,6 +73,11 @@ def ordinal(value: float, kind: str) -> float:
     return float(numeric(value, kind))
 
 
+#: A tolerance past the long range in every time type's units (as-of joins add it in
+#: steps a long holds); no test time is that far from another.
+HUGE_TOLERANCE = 10**30
+
+
 def tolerance_for(tol: int | None, kind: str):
     """The tolerance argument, in the duration form each time type takes."""
     if tol is None:
@@ -82,7 +87,8 @@ def tolerance_for(tol: int | None, kind: str):
     if kind == "double":
         return tol / 4
     if kind in ("timestamp", "timestamp_ntz"):
-        return dt.timedelta(seconds=tol)
+        # the largest timedelta, 8.64e19 microseconds, stands in for a huge tolerance
+        return dt.timedelta.max if tol == HUGE_TOLERANCE else dt.timedelta(seconds=tol)
     return f"{tol} days"
 
 
