@@ -85,7 +85,8 @@ def asof_join(
         returned (greatest values win). Without it, exactly one of them is returned.
     buckets
         Split each key's timeline into this many time buckets (exact carry-over
-        between buckets); by default only a global timeline (``by=None``) is split.
+        between buckets; 1 to 2,147,483,647); by default only a global timeline
+        (``by=None``) is split.
 
     Returns
     -------
