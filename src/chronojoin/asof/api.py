@@ -76,7 +76,8 @@ def asof_join(
     suffix
         Appended to right column names that clash with left ones.
     strategy
-        ``"auto"``, ``"exploding"``, ``"union"``, ``"sort_merge"``, ``"broadcast"`` or
+        ``"auto"`` (chosen from cheap statistics, hot keys included; the log says
+        why), ``"exploding"``, ``"union"``, ``"sort_merge"``, ``"broadcast"`` or
         ``"native"`` (Spark's SortMergeAsOfJoin; only when the session has
         ``spark.sql.join.sortMergeAsOfJoin.enabled=true``, for ``backward`` and
         ``forward`` without ``tiebreak``); all return the same rows.
@@ -85,8 +86,9 @@ def asof_join(
         returned (greatest values win). Without it, exactly one of them is returned.
     buckets
         Split each key's timeline into this many time buckets (exact carry-over
-        between buckets; 1 to 2,147,483,647); by default only a global timeline
-        (``by=None``) is split.
+        between buckets; 1 to 2,147,483,647), for keys that hold a large share of
+        the rows. ``None``: a global timeline (``by=None``) is always split, and
+        ``"auto"`` finds keys holding over 5% of the left or right rows and splits those.
 
     Returns
     -------
