@@ -8,11 +8,13 @@ microsecond: a lower bound of -1.5 microseconds admits -1 but not -2).
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import chronojoin as cj
 from chronojoin._validate.durations import parse_duration
 from chronojoin._validate.timetypes import TimeKind
 from chronojoin.errors import DurationError
@@ -56,3 +58,23 @@ def test_numpy_numbers_for_numeric_columns():
         parse_duration("tolerance", np.timedelta64(3, "s"), INT)
     with pytest.raises(DurationError, match=r"has no unit but the time columns are timestamp"):
         parse_duration("tolerance", np.int64(5), TS)
+
+
+def test_decimals_for_numeric_columns(spark):
+    """A ``decimal.Decimal`` (the natural duration of decimal times) is exact where whole."""
+    assert parse_duration("tolerance", Decimal("5"), INT) == 5
+    assert parse_duration("tolerance", Decimal("1E+30"), INT) == 10**30  # exact, not 1e30
+    assert parse_duration("lower", Decimal("-0.25"), TimeKind.FLOAT) == -0.25
+    with pytest.raises(DurationError, match=r"`tolerance` must be finite; got Decimal\('NaN'\)"):
+        parse_duration("tolerance", Decimal("NaN"), INT)
+    with pytest.raises(DurationError, match=r"has no unit but the time columns are timestamp"):
+        parse_duration("tolerance", Decimal("5"), TS)
+    left = spark.sql("SELECT 1 AS k, 5.000BD AS t UNION ALL SELECT 1, 2.500BD")
+    right = spark.sql("SELECT 1 AS k, 4.500BD AS t, 'x' AS v UNION ALL SELECT 1, 1.000BD, 'y'")
+    got = cj.asof_join(left, right, on="t", by="k", tolerance=Decimal("0.5"))
+    assert sorted((r["t"], r["v"]) for r in got.collect()) == [
+        (Decimal("2.500"), None), (Decimal("5.000"), "x")]
+    band = cj.band_join(left, right, left_on="t", right_on="t", lower=Decimal("-1.5"),
+                        upper=Decimal("-0.5"))
+    assert sorted((r["t"], r["v"]) for r in band.collect()) == [
+        (Decimal("2.500"), "y"), (Decimal("5.000"), "x")]

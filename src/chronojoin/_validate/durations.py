@@ -119,9 +119,9 @@ def parse_duration(argument: str, value: Any, kind: TimeKind) -> int | float:
     argument
         The argument's name, used in error messages.
     value
-        A number (numeric columns; ``0`` is accepted for any kind), a
-        ``datetime.timedelta`` (``pandas.Timedelta`` included), a ``numpy.timedelta64``
-        or a string such as ``"90 seconds"`` (temporal columns).
+        A number (numeric columns, a ``decimal.Decimal`` too; ``0`` is accepted for
+        any kind), a ``datetime.timedelta`` (``pandas.Timedelta`` included), a
+        ``numpy.timedelta64`` or a string such as ``"90 seconds"`` (temporal columns).
     kind
         The kind of the time column the duration applies to.
 
@@ -184,6 +184,11 @@ def _as_number(argument: str, value: Any) -> int | float:
         number = value
     elif isinstance(value, numbers.Integral):  # numpy and other integer scalars
         number = int(value)
+    elif isinstance(value, Decimal):  # the natural duration of decimal time columns
+        if not value.is_finite():
+            msg = f"`{argument}` must be finite; got {value!r}"
+            raise DurationError(msg)
+        number = int(value) if value == value.to_integral_value() else float(value)
     elif isinstance(value, numbers.Real):
         number = float(value)
     else:
