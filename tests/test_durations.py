@@ -67,6 +67,8 @@ def test_decimals_for_numeric_columns(spark):
     assert parse_duration("lower", Decimal("-0.25"), TimeKind.FLOAT) == -0.25
     with pytest.raises(DurationError, match=r"`tolerance` must be finite; got Decimal\('NaN'\)"):
         parse_duration("tolerance", Decimal("NaN"), INT)
+    with pytest.raises(DurationError, match=r"`upper` must be finite"):
+        parse_duration("upper", Decimal("1E+999999999"), INT)  # never a billion digits
     with pytest.raises(DurationError, match=r"has no unit but the time columns are timestamp"):
         parse_duration("tolerance", Decimal("5"), TS)
     left = spark.sql("SELECT 1 AS k, 5.000BD AS t UNION ALL SELECT 1, 2.500BD")

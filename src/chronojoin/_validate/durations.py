@@ -188,7 +188,9 @@ def _as_number(argument: str, value: Any) -> int | float:
         if not value.is_finite():
             msg = f"`{argument}` must be finite; got {value!r}"
             raise DurationError(msg)
-        number = int(value) if value == value.to_integral_value() else float(value)
+        # whole and within 40 digits: exact (past that, every time is in reach anyway)
+        whole = value.adjusted() < 40 and value == value.to_integral_value()
+        number = int(value) if whole else float(value)
     elif isinstance(value, numbers.Real):
         number = float(value)
     else:
