@@ -18,8 +18,9 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from chronojoin._plan.longs import shifted
 from chronojoin._validate.columns import col, not_null
-from chronojoin._validate.timetypes import LONG_MAX, LONG_MIN, ordinal
+from chronojoin._validate.timetypes import ordinal
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
 LEFT_STRUCT = "__l"
@@ -93,37 +94,19 @@ def right_frame(spec: AsofSpec, right: RightSpec, slot: int = 0) -> DataFrame:
     return tagged.where(not_null(F.col(TIME), *[F.col(n) for n in knames]))
 
 
-def _steps(tol: float) -> list[Column]:
-    """The tolerance as literals a long can hold, whose sum is ``tol``.
-
-    Long times lie at most ``Long.MAX - Long.MIN`` apart, so a larger tolerance is cut
-    to that; one past ``Long.MAX`` is added in steps, each saturated on its own.
-    """
-    if not isinstance(tol, int) or tol <= LONG_MAX:
-        return [F.lit(tol)]
-    rest, steps = min(tol, LONG_MAX - LONG_MIN), []
-    while rest > 0:
-        steps.append(F.lit(min(rest, LONG_MAX)))
-        rest -= LONG_MAX
-    return steps
-
-
 def _lowest(lt: Column, tol: float) -> Column:
-    """``lt - tol`` (``tol >= 0``), or the smallest long where the difference overflows.
+    """``lt - tol`` (``tol >= 0``), never an overflow error.
 
-    A float gives ``-inf`` at worst; a long near its limits would stop the job in ANSI
-    mode, and a time that far down matches any lower bound.
+    A whole tolerance (long times) goes through :func:`~chronojoin._plan.longs.shifted`:
+    below ``Long.MIN`` (a tolerance past the long range too) is ``Long.MIN``, which any
+    lower bound matches. A float gives ``-inf`` at worst.
     """
-    for step in _steps(tol):
-        lt = F.coalesce(F.try_subtract(lt, step), F.lit(LONG_MIN))
-    return lt
+    return shifted(lt, -tol, low=True) if isinstance(tol, int) else lt - F.lit(tol)
 
 
 def _highest(lt: Column, tol: float) -> Column:
-    """``lt + tol`` (``tol >= 0``), or the greatest long where the sum overflows."""
-    for step in _steps(tol):
-        lt = F.coalesce(F.try_add(lt, step), F.lit(LONG_MAX))
-    return lt
+    """``lt + tol`` (``tol >= 0``), saturated at ``Long.MAX`` for long times."""
+    return shifted(lt, tol, low=False) if isinstance(tol, int) else lt + F.lit(tol)
 
 
 def time_condition(right: RightSpec, lt: Column, rt: Column) -> Column | None:

@@ -21,25 +21,21 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
-from decimal import Decimal
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from chronojoin._plan import binned_join as J
 from chronojoin._plan import stats as plan_stats
 from chronojoin._plan.binning import choose_bin_size, sides_stats
+from chronojoin._plan.longs import BEYOND, shifted
 from chronojoin._plan.stats import small_inputs
 from chronojoin._validate.columns import col
-from chronojoin._validate.timetypes import LONG_MAX, LONG_MIN, TimeKind, ordinal
+from chronojoin._validate.timetypes import TimeKind, ordinal
 from chronojoin.band.spec import BandSpec, Bound, BoundMode
 
 _T, _LO, _HI = "_cj_t", "_cj_wlo", "_cj_whi"
 _R, _RLO, _RHI = "_cj_r", "_cj_rlo", "_cj_rhi"
-#: an offset beyond this moves every long out of the long range (exact as a double too)
-_BEYOND = 2**65
-_WIDE = T.DecimalType(38, 0)
 #: Inputs whose estimated sizes add up to at most this many bytes get bins as wide as
 #: a constant window without statistics (0 turns that off; BENCHMARKS.md).
 SMALL_INPUT_BYTES = plan_stats.SMALL_INPUT_BYTES
@@ -82,8 +78,8 @@ def plan_band(spec: BandSpec) -> DataFrame:
         replicate_right, width = False, None
     if replicate_right:
         assert isinstance(low.offset, int) and isinstance(high.offset, int)
-        right = right.withColumn(_RLO, _shifted(F.col(_R), -high.offset, low=True))
-        right = right.withColumn(_RHI, _shifted(F.col(_R), -low.offset, low=False))
+        right = right.withColumn(_RLO, shifted(F.col(_R), -high.offset, low=True))
+        right = right.withColumn(_RHI, shifted(F.col(_R), -low.offset, low=False))
         lside = J.RangeSide(left, columns_l, keys_l, F.col(_T))
         rside = J.RangeSide(right, columns_r, keys_r, F.col(_RLO), F.col(_RHI), width)
     else:
@@ -169,23 +165,23 @@ def _window_end(
         if not integral:
             return _End(t.cast("double") + F.lit(float(bound.value)), closed, bound.value)
         offset = _closed_offset(bound.value, low=low, closed=closed)
-        return _End(_shifted(t, offset, low=low), True, offset)
+        return _End(shifted(t, offset, low=low), True, offset)
     c = col(lmap[bound.column])
     if bound.mode is BoundMode.ABSOLUTE:
         assert bound.kind is not None
-        return _End(_shifted(ordinal(c, bound.kind), adjust, low=low), True)
+        return _End(shifted(ordinal(c, bound.kind), adjust, low=low), True)
     if bound.mode is BoundMode.OFFSET:
         assert bound.kind is not None
         if not integral or bound.kind is TimeKind.FLOAT:
             return _End(t.cast("double") + J.join_ordinal(c, bound.kind).cast("double"), closed)
-        return _End(_shifted(t, ordinal(c, bound.kind), low=low, adjust=adjust), True)
+        return _End(shifted(t, ordinal(c, bound.kind), low=low, adjust=adjust), True)
     if bound.mode is BoundMode.INTERVAL:
         micros = F.unix_micros(F.timestamp_micros(F.lit(0)) + c)
-        return _End(_shifted(t, micros, low=low, adjust=adjust), True)
+        return _End(shifted(t, micros, low=low, adjust=adjust), True)
     # seconds: rounded to microseconds (NaN is NULL, +-inf and huge values saturate)
     micros = F.round(ordinal(c, TimeKind.FLOAT) * F.lit(1_000_000.0))
-    beyond = F.least(F.greatest(micros, F.lit(float(-_BEYOND))), F.lit(float(_BEYOND)))
-    return _End(_shifted(t, F.when(micros.isNotNull(), beyond), low=low, adjust=adjust), True)
+    beyond = F.least(F.greatest(micros, F.lit(float(-BEYOND))), F.lit(float(BEYOND)))
+    return _End(shifted(t, F.when(micros.isNotNull(), beyond), low=low, adjust=adjust), True)
 
 
 def _closed_offset(value: float, *, low: bool, closed: bool) -> int:
@@ -197,37 +193,6 @@ def _closed_offset(value: float, *, low: bool, closed: bool) -> int:
     if low:
         return math.ceil(value) if closed else math.floor(value) + 1
     return math.floor(value) if closed else math.ceil(value) - 1
-
-
-def _shifted(t: Column, offset: Column | int, *, low: bool, adjust: int = 0) -> Column:
-    """``t + offset + adjust`` as a long window end, exact, never an overflow error.
-
-    Long arithmetic (``try_add``) on the hot path; only a row whose sum leaves the long
-    range is recomputed in decimal and saturated: a low end below ``Long.MIN`` is
-    ``Long.MIN`` (every time is above it), above ``Long.MAX`` NULL (no time is); a high
-    end above ``Long.MAX`` is ``Long.MAX``, below ``Long.MIN`` NULL.
-    """
-    if isinstance(offset, int):
-        total = offset + adjust
-        if total == 0:
-            return t
-        wide = t.cast(_WIDE) + F.lit(Decimal(max(-_BEYOND, min(total, _BEYOND))))
-        if not LONG_MIN <= total <= LONG_MAX:
-            return _saturated(wide, low=low)
-        fast = F.try_add(t, F.lit(total))
-    else:
-        wide = t.cast(_WIDE) + offset.cast(_WIDE) + F.lit(adjust)
-        step = offset.try_cast("long")
-        fast = F.try_add(t, F.try_add(step, F.lit(adjust)) if adjust else step)
-    return F.coalesce(fast, _saturated(wide, low=low))
-
-
-def _saturated(wide: Column, *, low: bool) -> Column:
-    """A decimal window end as a long: open-ended (a long bound) or empty (NULL) beyond."""
-    lmin, lmax = F.lit(LONG_MIN), F.lit(LONG_MAX)
-    if low:
-        return F.when(wide < lmin, lmin).when(wide <= lmax, wide.cast("long"))
-    return F.when(wide > lmax, lmax).when(wide >= lmin, wide.cast("long"))
 
 
 def _condition(lo: Column, lo_closed: bool, r: Column, hi: Column, hi_closed: bool) -> Column:
