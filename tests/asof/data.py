@@ -73,8 +73,8 @@ def ordinal(value: float, kind: str) -> float:
     return float(numeric(value, kind))
 
 
-#: A tolerance past the long range in every time type's units (as-of joins add it in
-#: steps a long holds); no test time is that far from another.
+#: A tolerance past the long range in every time type's units (as-of joins saturate
+#: the bounds it gives); no test time is that far from another.
 HUGE_TOLERANCE = 10**30
 
 
