@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from types import ModuleType
 from typing import Any
 
+import pytest
 from pyspark.sql import DataFrame
+
+#: For the tests whose inputs Spark cannot size: rows from local Python data on a classic
+#: session. A Spark Connect client sends such rows inside the plan, which Spark sizes.
+classic_only = pytest.mark.skipif(
+    bool(os.environ.get("CHRONOJOIN_TEST_REMOTE")),
+    reason="needs local rows Spark cannot size (a classic session's)")
 
 
 def small_input_modules() -> list[ModuleType]:

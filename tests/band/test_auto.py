@@ -14,7 +14,7 @@ from pyspark.sql import functions as F
 import chronojoin as cj
 from chronojoin.band import plan
 from tests.band.helpers import points, to_spark
-from tests.helpers import refuse
+from tests.helpers import classic_only, refuse
 from tests.oracles.band import band_condition, pairs, spark_batch
 
 SCHEMA = "id long, k long, t long"
@@ -52,6 +52,7 @@ def test_small_integer_windows_take_their_width(inputs, caplog, monkeypatch):
     assert spark_batch(frames) == expected
 
 
+@classic_only
 def test_small_frames_spark_cannot_size_are_counted(spark, caplog, monkeypatch):
     lp, rp = points(13, 150, span=10_000), points(14, 120, span=10_000)
     left = to_spark(spark, lp, SCHEMA, temporal=["t"], local=False)
@@ -88,6 +89,7 @@ def test_float_windows_and_their_zero_width(spark, caplog):
     assert spark_batch(frames) == expected
 
 
+@classic_only
 def test_over_either_limit_and_per_row_windows_run_the_statistics(inputs, caplog,
                                                                    monkeypatch):
     lp, rp, left, right = inputs

@@ -13,7 +13,7 @@ import pytest
 
 import chronojoin as cj
 from chronojoin.intervals import choose
-from tests.helpers import parquet_copies, refuse
+from tests.helpers import classic_only, parquet_copies, refuse
 from tests.oracles.intervals import (
     INTERVAL_SCHEMA,
     POINT_SCHEMA,
@@ -44,6 +44,7 @@ def _chosen(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records if "interval_aggregate:" in r.getMessage()]
 
 
+@classic_only
 def test_small_inputs_get_the_sweep_without_statistics(spark, caplog, tmp_path, monkeypatch):
     """Local data is counted (one job that reads no column), files are sized from their
     plans; neither runs the statistics job."""
@@ -65,6 +66,7 @@ def test_small_inputs_get_the_sweep_without_statistics(spark, caplog, tmp_path, 
             assert_same(out.collect(), expected)
 
 
+@classic_only
 def test_over_either_limit_the_statistics_run(spark, caplog, tmp_path, monkeypatch):
     points, intervals, pdf, idf = _inputs(spark)
     pfile, ifile = parquet_copies(tmp_path, pdf, idf)
