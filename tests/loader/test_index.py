@@ -187,3 +187,44 @@ def test_split_buckets_keep_one_value_per_partition_and_each_key_in_one(spark):
     assert len(per_part) == 10 and all(r["values"] == 1 for r in per_part)
     per_key = part.groupBy("d", "k").agg(F.countDistinct("p").alias("n")).collect()
     assert all(r["n"] == 1 for r in per_key)
+
+
+def _rows(spark, path):
+    return sorted((r.user_id, r.event_date) for r in spark.read.parquet(str(path)).collect())
+
+
+@pytest.mark.parametrize("rebuilt", [False, True])
+def test_keys_of_a_deleted_partition_load_again(spark, tmp_path, rebuilt):
+    """A partition dropped by hand (retention): its keys are not stored any more, so
+    loading them again appends them, whether its index came from batches or a rebuild."""
+    ld = load(spark, tmp_path / "t")
+    if rebuilt:
+        assert ld.rebuild_index() == 2
+    shutil.rmtree(tmp_path / "t" / "event_date=2024-01-01")
+    with pytest.warns(IndexRebuiltWarning):
+        r = ld.append(batch(spark, D1, range(10)), batch_id="reload")
+    assert (r.rows_appended, r.duplicates_existing) == (10, 0)
+    assert _rows(spark, tmp_path / "t") == sorted([(i, D1) for i in range(10)]
+                                                   + [(i, D2) for i in range(10)])
+    assert ld.check().ok
+
+
+@pytest.mark.parametrize("rebuilt", [False, True])
+def test_keys_of_a_deleted_data_file_load_again(spark, tmp_path, rebuilt):
+    """One data file of a partition deleted by hand, another of the same batch kept: the
+    index no longer matches the data and is rebuilt, so the deleted keys load again."""
+    path = tmp_path / "t"
+    ld = cj.IncrementalLoader(spark, path=str(path), keys=KEYS)
+    ld.append(batch(spark, D1, range(40)))
+    if rebuilt:
+        ld.rebuild_index()
+    files = sorted(glob.glob(str(path / "event_date=2024-01-01" / "part-*")))
+    assert len(files) >= 2, files  # two cores: the batch writes the partition in two files
+    gone = {r.user_id for r in spark.read.parquet(files[0]).collect()}
+    os.unlink(files[0])
+    assert not ld.check().ok  # the index still holds the deleted keys
+    with pytest.warns(IndexRebuiltWarning):
+        r = ld.append(batch(spark, D1, range(40)), batch_id="reload")
+    assert (r.rows_appended, r.duplicates_existing) == (len(gone), 40 - len(gone))
+    assert _rows(spark, path) == [(i, D1) for i in range(40)]
+    assert ld.check().ok

@@ -8,14 +8,17 @@ A caller may pass its own id; a re-used id whose content differs is refused.
 Protocol (local file systems, one writer at a time under the table lock):
 
 1. **Stage.** Spark writes the new rows and their index entries below
-   ``_chronojoin/staging/<batch_id>/{data,index}``. Nothing below the table's partition
-   directories changes; a kill here leaves only staging files.
-2. **Commit.** A manifest listing every staged file and its final name (data files
+   ``_chronojoin/staging/<batch_id>-<attempt>/{data,index}``, a directory of this
+   attempt's own (a killed attempt's Spark job may still be writing into its own).
+   Nothing below the table's partition directories changes; a kill here leaves only
+   staging files.
+2. **Commit.** The staged files and their directories are fsynced. A manifest listing
+   every staged file and its final name (data files
    ``<pcol>=<v>/part-cj-<batch_id>-<n>...``, index files
-   ``_chronojoin/index/<pcol>=<v>/cj-<batch_id>-<n>.parquet``) and the load's report is
-   written to a temporary file, fsynced, and renamed to
-   ``_chronojoin/staging/<batch_id>/_commit.json`` (``os.replace`` is atomic). This
-   rename is the commit point.
+   ``_chronojoin/index/<pcol>=<v>/cj-<batch_id>-<n>-d<k>.parquet``, ``k`` the batch's
+   data files in that partition) and the load's report is written to a temporary file,
+   fsynced, and renamed to ``_commit.json`` in the attempt's staging directory
+   (``os.replace`` is atomic). This rename is the commit point.
 3. **Publish.** Each staged file is renamed to its final name (idempotent: a missing
    source whose destination exists was moved before), the directories are fsynced,
    metastore partitions are registered (``ALTER TABLE ... ADD IF NOT EXISTS``), the
@@ -36,6 +39,7 @@ different commit (e.g. a table format's log); only local paths are supported her
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 from collections.abc import Callable
 from typing import Any
@@ -45,6 +49,7 @@ from chronojoin.loader.layout import (
     META,
     atomic_write_json,
     fsync_dir,
+    fsync_path,
     list_visible,
     move,
     read_json,
@@ -62,8 +67,25 @@ def meta_dir(root: str) -> str:
 
 
 def staging_dir(root: str, batch_id: str) -> str:
-    """Where a batch is staged."""
+    """Where a batch was staged by releases that gave every attempt the same directory."""
     return os.path.join(meta_dir(root), "staging", batch_id)
+
+
+def new_staging_dir(root: str, batch_id: str) -> str:
+    """A directory of its own for one attempt to load a batch.
+
+    An attempt killed on the client may leave its Spark job running (a Spark Connect
+    server, a driver that outlives its Python process); a retry in the same directory
+    would find that job's files among its own and publish them too.
+    """
+    return os.path.join(meta_dir(root), "staging", f"{batch_id}-{secrets.token_hex(6)}")
+
+
+def _stage_of(root: str, manifest: dict[str, Any]) -> str:
+    """The staging directory of a manifest's attempt."""
+    if "staging" in manifest:
+        return os.path.join(root, manifest["staging"])
+    return staging_dir(root, manifest["batch_id"])
 
 
 def record_path(root: str, batch_id: str) -> str:
@@ -73,22 +95,26 @@ def record_path(root: str, batch_id: str) -> str:
 
 def committed(root: str, batch_id: str) -> dict[str, Any] | None:
     """Return the manifest of a committed batch (published or not), else ``None``."""
-    return read_json(record_path(root, batch_id)) or read_json(
-        os.path.join(staging_dir(root, batch_id), COMMIT_FILE)
-    )
+    found = read_json(record_path(root, batch_id))
+    base = os.path.join(meta_dir(root), "staging")
+    for name in list_visible(base) if found is None else []:
+        if name == batch_id or name.startswith(f"{batch_id}-"):
+            found = found or read_json(os.path.join(base, name, COMMIT_FILE))
+    return found
 
 
-def plan_moves(root: str, batch_id: str) -> tuple[list[list[str]], list[str]]:
-    """Return final names of the staged files: ``([[src, dst], ...], partition dirs)``.
+def plan_moves(root: str, batch_id: str, stage: str) -> tuple[list[list[str]], list[str]]:
+    """Return the final names of the files in ``stage``: ``([[src, dst], ...], pdirs)``.
 
-    Paths are relative to ``root`` so that a table can be moved as a whole.
+    ``pdirs``: the partition directories the batch adds data files to. Paths are
+    relative to ``root`` so that a table can be moved as a whole.
     """
-    stage = staging_dir(root, batch_id)
     moves: list[list[str]] = []
     partitions: set[str] = set()
+    counted: dict[str, dict[str, int]] = {}
     for kind in ("data", "index"):
         base = os.path.join(stage, kind)
-        counters: dict[str, int] = {}
+        counters = counted.setdefault(kind, {})
         for rel in walk_files(base):
             pdir, name = os.path.split(rel)
             if not pdir or os.sep in pdir:
@@ -101,15 +127,27 @@ def plan_moves(root: str, batch_id: str) -> tuple[list[list[str]], list[str]]:
                 dst = os.path.join(pdir, f"part-cj-{batch_id}-{n:05d}{suffix}")
                 partitions.add(pdir)
             else:
-                dst = os.path.join(META, "index", pdir, f"cj-{batch_id}-{n:05d}.parquet")
+                # the batch's data file count in the partition, which tells a deleted
+                # data file (see chronojoin.loader.index.complete)
+                files = counted["data"].get(pdir, 0)
+                dst = os.path.join(META, "index", pdir, f"cj-{batch_id}-{n:05d}-d{files}.parquet")
             moves.append([src, dst])
     return moves, sorted(partitions)
 
 
 def commit(root: str, manifest: dict[str, Any]) -> None:
-    """Return the commit point: publish the manifest atomically into the staging directory."""
-    atomic_write_json(os.path.join(staging_dir(root, manifest["batch_id"]), COMMIT_FILE),
-                      manifest)
+    """The commit point: flush the staged files, then publish the manifest atomically.
+
+    The manifest goes into the attempt's staging directory. Spark does not flush the
+    files it writes: without this, a machine that stops right after the commit (a power
+    loss) could come back with the batch recorded and its files empty.
+    """
+    sources = [os.path.join(root, src) for src, _ in manifest["moves"]]
+    for path in sources:
+        fsync_path(path)
+    for directory in sorted({os.path.dirname(p) for p in sources}):
+        fsync_dir(directory)
+    atomic_write_json(os.path.join(_stage_of(root, manifest), COMMIT_FILE), manifest)
 
 
 def publish(root: str, manifest: dict[str, Any], on_partitions: OnPartitions | None) -> None:
@@ -126,7 +164,7 @@ def publish(root: str, manifest: dict[str, Any], on_partitions: OnPartitions | N
     if on_partitions is not None and manifest["partitions"]:
         on_partitions(list(manifest["partitions"]))
     atomic_write_json(record_path(root, manifest["batch_id"]), manifest)
-    shutil.rmtree(staging_dir(root, manifest["batch_id"]), ignore_errors=True)
+    shutil.rmtree(_stage_of(root, manifest), ignore_errors=True)
 
 
 def recover(root: str, on_partitions: OnPartitions | None) -> list[str]:

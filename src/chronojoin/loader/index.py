@@ -2,17 +2,19 @@
 
 Layout: ``_chronojoin/index/<pcol>=<v>/`` holds Parquet files whose columns are the key
 columns, exactly as stored (no hashing, so no false duplicates). A batch adds one file
-``cj-<batch_id>-<n>.parquet`` per partition it wrote to, published by the same manifest
-as its data files ``part-cj-<batch_id>-...``. Rebuilding a partition from its data
-writes ``cj-rebuild-<token>-<n>.parquet`` and ``_covered.json`` listing the data files
-and index files of the rebuild.
+``cj-<batch_id>-<n>-d<k>.parquet`` per partition it wrote to (``k``: its data files
+there), published by the same manifest as its data files ``part-cj-<batch_id>-...``.
+Rebuilding a partition from its data writes ``cj-rebuild-<token>-<n>.parquet`` and
+``_covered.json`` listing the data files and index files of the rebuild.
 
 A partition's index is *complete* when, by file names alone (no data is read):
 
 * every data file is listed in ``_covered.json`` or is ``part-cj-<b>-...`` with an index
   file ``cj-<b>-...`` present;
-* every index file is listed in ``_covered.json`` or belongs to a batch ``<b>`` with data
-  files present, and every file listed in ``_covered.json`` exists;
+* every index file is listed in ``_covered.json`` or belongs to a batch ``<b>`` whose
+  data files are all present (as many as its index file's name counts), and every file
+  listed in ``_covered.json`` exists (a deleted data file leaves keys in the index that
+  the table no longer holds: a later load of them would be dropped);
 * every index file has a readable Parquet footer whose columns are the keys.
 
 An incomplete partition (a missing, extra or unreadable index file, data written by
@@ -28,6 +30,7 @@ import os
 import re
 import secrets
 import shutil
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
@@ -50,7 +53,9 @@ from chronojoin.loader.layout import (
 
 COVERED = "_covered.json"
 _DATA_RE = re.compile(r"^part-cj-([0-9a-zA-Z_]+)-\d+")
-_INDEX_RE = re.compile(r"^cj-([0-9a-zA-Z_]+)-\d+\.parquet$")
+#: ``-d<k>``: the batch's data files in the partition (index files of older releases
+#: have no count)
+_INDEX_RE = re.compile(r"^cj-([0-9a-zA-Z_]+)-\d+(?:-d(\d+))?\.parquet$")
 
 
 @dataclass(frozen=True)
@@ -88,17 +93,21 @@ def complete(layout: Layout, pdir: str) -> bool:
     covered = read_json(os.path.join(idx_dir, COVERED)) or {}
     covered_data = set(covered.get("data_files", []))
     covered_index = set(covered.get("index_files", []))
-    if not covered_index <= set(index):
+    if not (covered_index <= set(index) and covered_data <= set(data)):
         return False
     index_batches = {m.group(1) for n in index if (m := _INDEX_RE.match(n))}
-    data_batches = {m.group(1) for n in data if (m := _DATA_RE.match(n))}
+    data_batches = Counter(m.group(1) for n in data if (m := _DATA_RE.match(n)))
     for name in data:
         m = _DATA_RE.match(name)
         if name not in covered_data and (m is None or m.group(1) not in index_batches):
             return False
     for name in index:
         m = _INDEX_RE.match(name)
-        if name not in covered_index and (m is None or m.group(1) not in data_batches):
+        if name in covered_index:
+            continue
+        if m is None or m.group(1) not in data_batches:
+            return False
+        if m.group(2) is not None and data_batches[m.group(1)] != int(m.group(2)):
             return False
     return all(_footer_ok(os.path.join(idx_dir, n), layout.keys) for n in index)
 

@@ -18,7 +18,10 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import re
 from typing import Any
+
+from pyspark.sql import types as T
 
 META = "_chronojoin"
 #: The directory value Spark writes for a NULL (or empty string) partition value and
@@ -72,6 +75,42 @@ def partition_value(dirname: str) -> str:
     return unescape_path_name(dirname.split("=", 1)[1])
 
 
+_INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*")
+_DATE = re.compile(r"\s*([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[T ].*)?\s*")
+
+
+def canonical_dir(dirname: str, column: str, dtype: T.DataType) -> str:
+    """The directory name Spark writes for the value it reads from ``dirname`` as ``dtype``.
+
+    Another tool may name one value otherwise (``month=01`` for the integer 1, ``day=
+    2024-1-5``, ``flag=TRUE``); Spark reads both names as the same value. A name that
+    does not read as ``dtype`` is returned as it is.
+    """
+    value = partition_value(dirname)
+    if isinstance(dtype, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
+        return partition_dir(column, int(value)) if _INTEGER.fullmatch(value) else dirname
+    if isinstance(dtype, T.BooleanType):
+        word = value.strip().lower()
+        return partition_dir(column, word == "true") if word in ("true", "false") else dirname
+    if isinstance(dtype, T.DateType):
+        found = _DATE.fullmatch(value)
+        try:
+            day = _dt.date(*(int(g) for g in found.groups())) if found else None
+        except ValueError:  # no such day
+            day = None
+        return dirname if day is None else partition_dir(column, day)
+    return partition_dir(column, value)
+
+
+def misnamed_dirs(root: str, column: str, dtype: T.DataType) -> dict[str, str]:
+    """Partition directories of ``root`` that Spark would name otherwise, with that name.
+
+    See :func:`canonical_dir`.
+    """
+    names = {d: canonical_dir(d, column, dtype) for d in partition_dirs(root, column)}
+    return {d: c for d, c in names.items() if c != d}
+
+
 def visible(name: str) -> bool:
     """Whether Spark's file index would read a file or directory of this name."""
     return not (name.startswith(("_", ".")))
@@ -94,6 +133,11 @@ def partition_dirs(root: str, column: str) -> list[str]:
 
 def fsync_dir(path: str) -> None:
     """Flush a directory entry (a rename or a new file) to stable storage."""
+    fsync_path(path)
+
+
+def fsync_path(path: str) -> None:
+    """Flush a file's content, or a directory's entries, to stable storage."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)

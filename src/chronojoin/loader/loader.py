@@ -17,14 +17,28 @@ from pyspark.sql import types as T
 
 from chronojoin._session import local_cores
 from chronojoin._validate.columns import check_dataframe, col
-from chronojoin.errors import IndexRebuiltWarning, InvalidArgumentError, LoaderError
+from chronojoin.errors import (
+    ConcurrentWriterError,
+    IndexRebuiltWarning,
+    InvalidArgumentError,
+    LoaderError,
+)
 from chronojoin.loader import commit, index, plan, target
-from chronojoin.loader.layout import HIVE_DEFAULT_PARTITION, META, partition_dir, partition_dirs
+from chronojoin.loader.layout import (
+    HIVE_DEFAULT_PARTITION,
+    META,
+    misnamed_dirs,
+    partition_dir,
+    partition_dirs,
+)
 from chronojoin.loader.lock import TableLock
 from chronojoin.loader.report import CheckReport, LoadReport
 from chronojoin.loader.spec import check_batch_columns, loader_spec
 
 _BATCH_ID = re.compile(r"[0-9A-Za-z_]{1,64}")
+#: How many times ``append`` prepares a batch whose table schema another writer changed
+#: before it took the lock.
+_SCHEMA_ATTEMPTS = 3
 
 
 class IncrementalLoader:
@@ -143,28 +157,40 @@ class IncrementalLoader:
                                          and _BATCH_ID.fullmatch(batch_id)):
             msg = f"`batch_id` must be 1-64 letters, digits or '_'; got {batch_id!r}"
             raise InvalidArgumentError(msg)
-        tgt = self._resolve()
-        schema = self._schema(tgt, batch.schema[spec.partition_by].dataType) if tgt else None
-        shape = schema or target.table_order(batch.schema, spec.partition_by)
-        batch = target.conform(batch, shape, tgt or target.Target(root="", table=spec.table))
-        stats = plan.batch_stats(batch, spec.keys, spec.partition_by)
-        _reject_nulls(stats, spec.partition_by)
-        if stats.rows == 0:
-            return LoadReport(0, 0, 0, 0, 0, time.perf_counter() - start)
-        bid = batch_id or plan.batch_id(stats.fingerprint, spec.settings())
-        if tgt is None:
-            target.create_table(self._spark, str(spec.table), shape,
-                                partition_by=spec.partition_by, fmt=spec.format)
+        pcol_type = batch.schema[spec.partition_by].dataType
+        for _ in range(_SCHEMA_ATTEMPTS):
             tgt = self._resolve()
-            assert tgt is not None
-        with self._writing(tgt):
-            prior = commit.committed(tgt.root, bid)
-            if prior is not None:
-                return _skipped(prior, stats, bid, start)
-            if target.read_meta(tgt.root) is None:
-                target.write_meta(tgt.root, keys=spec.keys, partition_by=spec.partition_by,
-                                  fmt=spec.format, schema=shape)
-            manifest = self._load(tgt, batch, shape, stats, bid)
+            schema = self._schema(tgt, pcol_type) if tgt else None
+            shape = schema or target.table_order(batch.schema, spec.partition_by)
+            rows = target.conform(batch, shape, tgt or target.Target(root="", table=spec.table))
+            stats = plan.batch_stats(rows, spec.keys, spec.partition_by)
+            _reject_nulls(stats, spec.partition_by)
+            if stats.rows == 0:
+                return LoadReport(0, 0, 0, 0, 0, time.perf_counter() - start)
+            bid = batch_id or plan.batch_id(stats.fingerprint, spec.settings())
+            if tgt is None:
+                target.create_table(self._spark, str(spec.table), shape,
+                                    partition_by=spec.partition_by, fmt=spec.format)
+                tgt = self._resolve()
+                assert tgt is not None
+            with self._writing(tgt):
+                prior = commit.committed(tgt.root, bid)
+                if prior is not None:
+                    return _skipped(prior, stats, bid, start)
+                # The schema read before the lock may be another writer's by now (two
+                # first loads at once): then the batch is conformed to it again.
+                if not target.same_schema(self._schema(tgt, pcol_type) or shape, shape):
+                    continue
+                manifest = self._load(tgt, rows, shape, stats, bid)
+                if target.read_meta(tgt.root) is None:  # after the commit: a failed first
+                    target.write_meta(tgt.root, keys=spec.keys,  # load records nothing
+                                      partition_by=spec.partition_by, fmt=spec.format,
+                                      schema=shape)
+            break
+        else:
+            msg = (f"{tgt.describe() if tgt else spec.table}: the table's schema changed while "
+                   f"the batch was prepared, {_SCHEMA_ATTEMPTS} times; append again")
+            raise ConcurrentWriterError(msg)
         r = manifest["report"]
         return LoadReport(stats.rows, r["rows_appended"], r["duplicates_in_batch"],
                           r["duplicates_existing"], len(stats.partition_values),
@@ -180,12 +206,18 @@ class IncrementalLoader:
         with self._writing(tgt):
             schema = self._schema(tgt, None, check_keys=False)
             layout = self._layout(tgt)
+            had_meta = target.read_meta(tgt.root) is not None
             index.remove_all(layout)
             if schema is None:
                 return 0
-            target.write_meta(tgt.root, keys=spec.keys, partition_by=spec.partition_by,
-                              fmt=spec.format, schema=schema)
+            if had_meta or tgt.table is not None:
+                # re-keyed; a path table without metadata keeps none, so the first
+                # append's batch gives its column types (not types guessed from its
+                # directory names)
+                target.write_meta(tgt.root, keys=spec.keys, partition_by=spec.partition_by,
+                                  fmt=spec.format, schema=schema)
             pdirs = partition_dirs(tgt.root, spec.partition_by)
+            _refuse_misnamed(tgt, spec.partition_by, schema[spec.partition_by].dataType, pdirs)
             index.rebuild(self._spark, layout, schema, pdirs)
             return len(pdirs)
 
@@ -245,13 +277,26 @@ class IncrementalLoader:
 
     def _schema(self, tgt: target.Target, pcol_type: T.DataType | None, *,
                 check_keys: bool = True) -> T.StructType | None:
+        """The table's schema (``None``: a path without data or metadata yet).
+
+        A metastore table's comes from the catalog (columns added by ``ALTER TABLE``
+        included, and before its location exists), a path's from the loader's metadata,
+        else from its data.
+        """
         spec = self._spec
         meta = target.read_meta(tgt.root) if os.path.isdir(tgt.root) else None
-        if meta is None:
-            if not os.path.isdir(tgt.root):
-                return None
-            return target.stored_schema(self._spark, tgt, partition_by=spec.partition_by,
-                                        fmt=spec.format, pcol_type=pcol_type)
+        if meta is not None:
+            self._check_meta(tgt, meta, check_keys=check_keys)
+        if tgt.table is None and meta is not None:
+            return target.meta_schema(meta)
+        if tgt.table is None and not os.path.isdir(tgt.root):
+            return None
+        return target.stored_schema(self._spark, tgt, partition_by=spec.partition_by,
+                                    fmt=spec.format, pcol_type=pcol_type)
+
+    def _check_meta(self, tgt: target.Target, meta: dict[str, Any], *,
+                    check_keys: bool) -> None:
+        spec = self._spec
         for name, mine, theirs in (("partition_by", spec.partition_by, meta["partition_by"]),
                                    ("format", spec.format, meta["format"])):
             if mine != theirs:
@@ -261,7 +306,6 @@ class IncrementalLoader:
             msg = (f"`keys`: the index of {tgt.describe()} is keyed by {meta['keys']}, not "
                    f"{list(spec.keys)}; call rebuild_index() to re-key it")
             raise InvalidArgumentError(msg)
-        return target.meta_schema(meta)
 
     @contextmanager
     def _writing(self, tgt: target.Target) -> Iterator[None]:
@@ -293,6 +337,13 @@ class IncrementalLoader:
               stats: plan.BatchStats, bid: str) -> dict[str, Any]:
         spec = self._spec
         pdirs = sorted({partition_dir(spec.partition_by, v) for v in stats.partition_values})
+        _refuse_misnamed(tgt, spec.partition_by, schema[spec.partition_by].dataType, pdirs)
+        if tgt.table is not None:
+            for pdir, where in target.foreign_partitions(self._spark, tgt, pdirs).items():
+                msg = (f"partition {pdir!r} of {tgt.describe()} is stored at {where}, outside "
+                       "the table's location; the loader reads and writes partitions only "
+                       "below the table's location")
+                raise LoaderError(msg)
         rebuilt = self._repair(tgt, schema, pdirs)
         stored = index.read(self._spark, self._layout(tgt), schema, pdirs)
         splits = plan.splits_for(len(stats.partition_values), _cores(self._spark))
@@ -301,8 +352,7 @@ class IncrementalLoader:
                                     stats.partition_values, spec.keys, splits)
         d = plan.dedup(batch, stored, keys=spec.keys, partition_by=spec.partition_by,
                        order_by=spec.order_by, policy=spec.on_duplicate, bucket=bucket, n=n)
-        stage = commit.staging_dir(tgt.root, bid)
-        shutil.rmtree(stage, ignore_errors=True)
+        stage = commit.new_staging_dir(tgt.root, bid)
         data_dir = os.path.join(stage, "data")
         d.rows.write.format(spec.format).partitionBy(spec.partition_by).save(data_dir)
         m = {k: int(v or 0) for k, v in d.observation.get.items()}
@@ -313,7 +363,7 @@ class IncrementalLoader:
                    f"itself and {m['existing']} key(s) already stored; nothing was written")
             raise LoaderError(msg)
         self._stage_index(schema, stage)
-        moves, parts = commit.plan_moves(tgt.root, bid)
+        moves, parts = commit.plan_moves(tgt.root, bid, stage)
         if not set(parts) <= set(pdirs):
             shutil.rmtree(stage, ignore_errors=True)
             msg = f"unexpected partition directories {sorted(set(parts) - set(pdirs))}"
@@ -321,6 +371,7 @@ class IncrementalLoader:
         files = len([dst for _, dst in moves if not dst.startswith(META)])
         manifest: dict[str, Any] = {
             "batch_id": bid, "fingerprint": stats.fingerprint, "moves": moves,
+            "staging": os.path.relpath(stage, tgt.root),
             "partitions": parts, "time": time.time(),
             "report": {"rows_in": stats.rows, "rows_appended": m["appended"],
                        "duplicates_in_batch": in_batch, "duplicates_existing": m["existing"],
@@ -366,6 +417,23 @@ def _cores(spark: Any) -> int:
         return int(spark.sparkContext.defaultParallelism)
     except Exception:  # any failure means "unknown"
         return 1
+
+
+def _refuse_misnamed(tgt: target.Target, column: str, dtype: T.DataType,
+                     pdirs: Sequence[str]) -> None:
+    """Refuse a table where another tool named a partition of ``pdirs`` otherwise.
+
+    The loader finds a value's stored keys, and puts its new rows, under the name Spark
+    writes (``month=1``); rows under another name of the same value (``month=01``) would
+    be neither indexed nor seen, and their keys stored twice.
+    """
+    wanted = set(pdirs)
+    for found, name in misnamed_dirs(tgt.root, column, dtype).items():
+        if name in wanted or found in wanted:
+            msg = (f"partition directory {found!r} of {tgt.describe()} holds the value that "
+                   f"Spark names {name!r}; move its files into {name!r} and call "
+                   "rebuild_index()")
+            raise LoaderError(msg)
 
 
 def _reject_nulls(stats: plan.BatchStats, partition_by: str) -> None:

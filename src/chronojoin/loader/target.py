@@ -82,6 +82,38 @@ def create_table(spark: SparkSession, name: str, schema: T.StructType, *,
               f"PARTITIONED BY ({_quote(partition_by)})")
 
 
+def foreign_partitions(spark: SparkSession, tgt: Target, pdirs: list[str]) -> dict[str, str]:
+    """The partitions of ``pdirs`` the catalog keeps outside ``<root>/<pdir>``: location.
+
+    ``ALTER TABLE ... ADD PARTITION ... LOCATION`` puts a partition elsewhere; rows the
+    loader wrote under the table's location would not be read, nor the keys stored
+    there. Only a listed partition without its directory under the root is described
+    (one ``SHOW PARTITIONS`` otherwise).
+    """
+    assert tgt.table is not None
+    listed = {r[0] for r in spark.sql(f"SHOW PARTITIONS {_quote(tgt.table)}").collect()}
+    out = {}
+    for pdir in pdirs:
+        if pdir not in listed or os.path.isdir(os.path.join(tgt.root, pdir)):
+            continue
+        spec = f"{_quote(pdir.split('=', 1)[0])} = '{_sql_string(partition_value(pdir))}'"
+        rows = spark.sql(f"DESCRIBE TABLE EXTENDED {_quote(tgt.table)} "
+                         f"PARTITION ({spec})").collect()
+        names = [r["col_name"] for r in rows]
+        start = names.index("# Detailed Partition Information") if (
+            "# Detailed Partition Information" in names) else 0
+        found = next((r["data_type"] for r in rows[start:] if r["col_name"] == "Location"), None)
+        if found is None:
+            continue
+        try:
+            where = local_path("table", found)
+        except InvalidArgumentError:  # not a local path
+            where = None
+        if where != os.path.join(tgt.root, pdir):
+            out[pdir] = found
+    return out
+
+
 def register_partitions(spark: SparkSession, name: str, partition_by: str,
                         pdirs: list[str]) -> None:
     """Add the partitions a batch wrote to the metastore (idempotent) and refresh."""
@@ -182,6 +214,11 @@ def widens(batch: T.DataType, table: T.DataType) -> bool:
         if any(kinds[0]) and any(kinds[1]):
             return kinds[0].index(True) < kinds[1].index(True)
     return False
+
+
+def same_schema(a: T.StructType, b: T.StructType) -> bool:
+    """Whether two table schemas have the same columns, in order, of the same types."""
+    return _same_type(a, b)
 
 
 def _same_type(a: T.DataType, b: T.DataType) -> bool:
