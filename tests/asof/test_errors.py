@@ -25,6 +25,17 @@ def test_missing_column_names_side_and_available(frames):
         cj.asof_join(left, right.withColumnRenamed("id", "x"), on="time", by="id")
 
 
+def test_names_differing_in_case_name_the_column(frames):
+    """Names are exact (as in pandas and polars) and the error spells the column."""
+    left, right = frames
+    with pytest.raises(cj.ColumnNotFoundError,
+                       match=r"`on`: column 'TIME' not found in left; .* case included: did "
+                             r"you mean 'time'\?"):
+        cj.asof_join(left, right, on="TIME", by="id")
+    with pytest.raises(cj.ColumnNotFoundError, match=r"`by`: .* did you mean 'id'\?"):
+        cj.band_join(left, right, left_on="time", right_on="time", lower=0, upper=1, by="Id")
+
+
 @pytest.mark.parametrize(
     ("kwargs", "pattern"),
     [

@@ -101,6 +101,9 @@ def field(schema: T.StructType, *, argument: str, name: Any, side: str) -> T.Str
         if f.name == name:
             return f
     msg = f"`{argument}`: column {name!r} not found in {side}; available: {schema.names}"
+    spelled = [n for n in schema.names if n.lower() == name.lower()]
+    if spelled:  # names are exact, whatever spark.sql.caseSensitive says
+        msg += f" (column names are matched exactly, case included: did you mean {spelled[0]!r}?)"
     raise ColumnNotFoundError(msg)
 
 

@@ -44,13 +44,15 @@ def asof_join(
     tiebreak: str | Sequence[str] | None = None,
     buckets: int | None = None,
 ) -> DataFrame:
-    """Join each left row with the right row that is nearest in time, never a future one.
+    """Join each left row with the right row of the same keys nearest its time.
 
     For every left row, the right row with the same keys whose time is the greatest
     ``<=`` the left time (``direction="backward"``, the point-in-time rule of feature
-    stores), the smallest ``>=`` it (``"forward"``), or the closer of the two
-    (``"nearest"``; on equal distance the backward candidate wins). The result is a
-    lazy plan; nothing runs until an action.
+    stores: never a future row), the smallest ``>=`` it (``"forward"``), or the closer
+    of the two (``"nearest"``; on equal distance the backward candidate wins). The join
+    runs at an action; when called, ``"auto"`` and the time buckets read small
+    statistics of the inputs (a few short jobs; the choice is logged on the
+    ``chronojoin.asof`` logger).
 
     Parameters
     ----------
@@ -107,7 +109,7 @@ def asof_join(
 
     Notes
     -----
-    Strategies: ``union`` (one shuffle, one sort of both sides; the default),
+    Strategies: ``union`` (one shuffle, one sort of both sides),
     ``sort_merge`` (one shuffle, a sort within partitions and a vectorised linear
     pass), ``exploding`` (range join plus ``row_number``: fast with about one left row
     per key, quadratic with many), ``broadcast`` (the left keys and times broadcast, the

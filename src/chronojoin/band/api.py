@@ -83,7 +83,9 @@ def band_join(
     -------
     DataFrame
         Left columns, then right columns (right keys named like their left key are
-        dropped), lazily; nothing runs until an action.
+        dropped). The join runs at an action; when called, ``bin_size=None`` reads
+        small statistics of the inputs (short jobs; the bin size is logged on the
+        ``chronojoin.band`` logger).
 
     Raises
     ------

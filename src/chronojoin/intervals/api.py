@@ -35,8 +35,10 @@ def interval_aggregate(
 
     For each row of ``points``: the aggregates of all rows of ``intervals`` with equal
     keys and ``start <= time <= end`` (bounds per ``closed``), computed without
-    forming (point, interval) pairs unless ``strategy="join"``. The result is a lazy
-    plan; nothing runs until an action (except the statistics job of ``"auto"``).
+    forming (point, interval) pairs unless ``strategy="join"``. The aggregation runs at
+    an action; when called, ``"auto"`` and ``"bucketed_sweep"`` read small statistics
+    of the inputs for their choice and bucket layout (short jobs; the choice is logged
+    on the ``chronojoin.intervals`` logger).
 
     Parameters
     ----------
@@ -67,9 +69,10 @@ def interval_aggregate(
     strategy
         ``"auto"``, ``"sweep"``, ``"bucketed_sweep"`` or ``"join"`` (see Notes).
     buckets
-        For ``"bucketed_sweep"``: an ``int`` is a number of equal-width time buckets
-        over the global time range; anything else is a bucket width (``"1 hour"``, a
-        ``timedelta``, or a number -- also a numeric string -- for numeric times).
+        For ``"bucketed_sweep"`` (``"auto"`` then takes it): an ``int`` is a number of
+        equal-width time buckets over the global time range; anything else is a bucket
+        width (``"1 hour"``, a ``timedelta``, or a number -- also a numeric string --
+        for numeric times).
         ``None``: per-key bucket counts chosen from statistics (Notes).
 
     Returns
@@ -83,13 +86,15 @@ def interval_aggregate(
     ------
     InvalidArgumentError
         A bad option, an unknown or clashing name, ``buckets`` with ``"sweep"`` or
-        ``"join"``, or ``min``/``max``/``collect_*`` with a sweep strategy.
+        ``"join"``, a ``buckets`` count that is not positive, or
+        ``min``/``max``/``collect_*`` with a sweep strategy.
     ColumnNotFoundError
         A named column does not exist (the message names the argument and side).
     TimeTypeError
         A time column has an unsupported type, or the three are incompatible.
     DurationError
-        ``buckets`` is not a positive count or duration.
+        A ``buckets`` width that cannot be parsed or is not positive (a subclass of
+        ``InvalidArgumentError``).
 
     Notes
     -----
