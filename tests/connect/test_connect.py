@@ -1,5 +1,6 @@
-"""The as-of conformance suite, odd column names and column types, streaming inputs and
-a few random cases on Spark Connect.
+"""The as-of conformance suite, odd column names and column types, streaming inputs, a
+few random cases, and the band, interval join and interval aggregation suites on Spark
+Connect.
 
 A process holds either a classic or a Connect session, so the suite runs in a child
 pytest whose ``spark`` fixture connects to a Connect server started here.
@@ -28,20 +29,32 @@ def server(tmp_path_factory):
         yield url
 
 
-def test_asof_suite_on_spark_connect(server):
+def _suite(server: str, what: str, *args: str) -> None:
+    """The tests ``args`` in a child pytest whose session is the Connect server's."""
     env = dict(os.environ, CHRONOJOIN_TEST_REMOTE=server)
-    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-           "tests/asof/test_examples.py", "tests/asof/test_errors.py",
-           "tests/asof/test_conformance.py", "tests/test_column_names.py",
-           "tests/test_payload_types.py", "tests/test_streaming.py", "tests/test_time_of_day.py",
-           "tests/test_fuzz.py::test_random_cases_match_the_references", "-k",
-           "not test_options_against_brute_force or union"]
+    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *args]
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=1200, check=False)
     tail = "\n".join(done.stdout.splitlines()[-30:])
     detail = f"{tail}\n{done.stderr[-3000:]}"
-    assert done.returncode == 0, f"as-of suite failed on Spark Connect:\n{detail}"
+    assert done.returncode == 0, f"{what} failed on Spark Connect:\n{detail}"
     assert " passed" in tail
+
+
+def test_asof_suite_on_spark_connect(server):
+    _suite(server, "as-of suite",
+           "tests/asof/test_examples.py", "tests/asof/test_errors.py",
+           "tests/asof/test_conformance.py", "tests/test_column_names.py",
+           "tests/test_payload_types.py", "tests/test_streaming.py", "tests/test_time_of_day.py",
+           "tests/test_fuzz.py::test_random_cases_match_the_references", "-k",
+           "not test_options_against_brute_force or union")
+
+
+def test_band_interval_and_aggregation_suites_on_spark_connect(server):
+    """The other families' suites (their choices' tests for inputs Spark cannot size
+    skip: a Connect client's local rows are always sized)."""
+    _suite(server, "band, interval join and interval aggregation suites",
+           "tests/band", "tests/interval_join", "tests/intervals", "tests/test_self_joins.py")
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
