@@ -14,16 +14,16 @@ import pytest
 
 import chronojoin as cj
 from chronojoin.errors import ConcurrentWriterError
-from chronojoin.loader.lock import TableLock
+from chronojoin.loader.lock import TableLock, process_start
 
 SCHEMA = "user_id long, click_id string, event_date date, seq long"
 
 
-def write_lock(path, pid, host=None):
+def write_lock(path, pid, host=None, **more):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as fh:
         json.dump({"pid": pid, "host": host or socket.gethostname(), "time": time.time(),
-                   "token": "t0"}, fh)
+                   "token": "t0", **more}, fh)
 
 
 def test_second_writer_fails_fast_naming_the_holder(spark, tmp_path):
@@ -59,6 +59,28 @@ def test_lock_of_another_host_is_never_presumed_dead(tmp_path):
     path = str(tmp_path / "lock")
     write_lock(path, 1, host="some-other-host")
     with pytest.raises(ConcurrentWriterError, match="some-other-host"):
+        TableLock(path, table="t").acquire()
+
+
+def test_a_reused_pid_is_not_the_holder(tmp_path):
+    """The holder's pid now names a later process (this one, after a container restart
+    kept the host name): its start time differs, so the lock is stale."""
+    path = str(tmp_path / "lock")
+    write_lock(path, os.getpid(), start=process_start(os.getpid()) - 1)
+    with TableLock(path, table="t") as lock, open(path) as fh:
+        assert json.load(fh)["token"] == lock.token
+    write_lock(path, os.getpid(), start=process_start(os.getpid()))  # this very process
+    with pytest.raises(ConcurrentWriterError, match=f"pid {os.getpid()}"):
+        TableLock(path, table="t").acquire()
+
+
+def test_a_holder_in_another_pid_namespace_is_never_presumed_dead(tmp_path):
+    """Another container with this host name (host networking) but pids of its own."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    path = str(tmp_path / "lock")
+    write_lock(path, dead.pid, pidns="pid:[1]")
+    with pytest.raises(ConcurrentWriterError, match=f"pid {dead.pid}"):
         TableLock(path, table="t").acquire()
 
 

@@ -9,8 +9,11 @@ A second writer fails fast with :class:`~chronojoin.errors.ConcurrentWriterError
 naming the holder. A lock whose holder is a dead process on this host is stale and is
 broken under a second, short-lived ``lock.break`` file: the breaker re-reads the lock
 and removes it only if it still names the same dead holder, so two writers breaking
-the same stale lock cannot remove each other's fresh lock. A holder on another host
-is never presumed dead (the message tells how to remove the lock by hand).
+the same stale lock cannot remove each other's fresh lock. The holder is known by its
+pid, its start time (a pid reused by a later process is not the holder) and its pid
+namespace: a holder on another host, or in another container that shares the host
+name but not the pids, is never presumed dead (the message tells how to remove the
+lock by hand).
 """
 
 from __future__ import annotations
@@ -47,6 +50,23 @@ def pid_alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def process_start(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot), None if unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def pid_namespace() -> str | None:
+    """The pid namespace of this process (``pid:[4026531836]``), None if unknown."""
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return None
+
+
 def describe(holder: dict[str, Any] | None) -> str:
     """Return a human description of a lock holder."""
     if not holder:
@@ -61,11 +81,16 @@ def is_stale(holder: dict[str, Any] | None) -> bool:
         return False
     if holder.get("host") != socket.gethostname():
         return False
+    if holder.get("pidns") not in (None, pid_namespace()):
+        return False  # pids of another namespace mean nothing here
     try:
         pid = int(holder.get("pid", -1))
     except (TypeError, ValueError):
         return False
-    return not pid_alive(pid)
+    if not pid_alive(pid):
+        return True
+    start = holder.get("start")
+    return start is not None and process_start(pid) not in (None, start)
 
 
 class TableLock:
@@ -116,8 +141,9 @@ class TableLock:
 
     def _try_create(self) -> bool:
         token = secrets.token_hex(8)
-        holder = {"pid": os.getpid(), "host": socket.gethostname(),
-                  "time": time.time(), "token": token}
+        holder = {"pid": os.getpid(), "host": socket.gethostname(), "time": time.time(),
+                  "token": token, "start": process_start(os.getpid()),
+                  "pidns": pid_namespace()}
         private = f"{self.path}.{os.getpid()}-{token}"
         fd = os.open(private, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         try:
