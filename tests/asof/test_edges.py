@@ -97,18 +97,20 @@ def test_infinite_times_without_keys(spark, strategy):
                                  tolerance=None, keyed=False), kw
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_times_at_the_limits_of_long(spark, strategy):
-    """Tolerances and nearest distances never overflow near the long range's ends."""
+@pytest.mark.parametrize(("strategy", "buckets"), [
+    *[(s, None) for s in STRATEGIES], ("union", 3), ("sort_merge", 3), ("auto", 3)])
+def test_times_at_the_limits_of_long(spark, strategy, buckets):
+    """Tolerances, nearest distances and the ends of time buckets never overflow near the
+    long range's ends."""
     rng = random.Random(7)
     edge = [LONG_MIN, LONG_MIN + 1, LONG_MIN + 10, -5, 0, 3, LONG_MAX - 10, LONG_MAX - 1,
             LONG_MAX]
     left = [(i, rng.randrange(2), rng.choice(edge)) for i in range(30)]
     right = [(rng.randrange(2), t, f"r{i}") for i, t in enumerate(edge)]
     right += [(1 - k, t, f"s{i}") for i, (k, t, _) in enumerate(right)]
-    options = [{"direction": d, "allow_exact_matches": e, "tolerance": t} for d, e, t in
-               itertools.product(["backward", "forward", "nearest"], [True, False],
-                                 [None, 10, LONG_MAX])]
+    options = [{"direction": d, "allow_exact_matches": e, "tolerance": t, "buckets": buckets}
+               for d, e, t in itertools.product(["backward", "forward", "nearest"],
+                                                [True, False], [None, 10, LONG_MAX])]
     for kw, got in zip(options, _run_many(spark, left, right, "bigint", strategy, options)):
         assert got == _reference(left, right, direction=kw["direction"],
                                  exact=kw["allow_exact_matches"], tolerance=kw["tolerance"]), kw

@@ -29,6 +29,7 @@ from functools import reduce
 
 from pyspark.sql import Column, DataFrame, Window, WindowSpec
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from chronojoin._plan.windows import per_key
 from chronojoin._validate.columns import col
@@ -239,8 +240,12 @@ def later_buckets(window: WindowSpec) -> WindowSpec:
 def _ends_by_aggregate(union: DataFrame, part: list[str], tables: list[Carried]) -> DataFrame:
     """Each bucket's last (``__cb<slot>``) and first (``__cf<slot>``) right rows.
 
-    One aggregate over every row; its struct-valued ``max_by`` sorts them.
+    One aggregate over every row; its struct-valued ``max_by`` sorts them. The first
+    row is the greatest under the reversed time: ``~t`` for long ordinals (``-t``
+    overflows at the smallest long), ``-t`` for floating point ones.
     """
+    floating = isinstance(union.schema[TIME].dataType, (T.FloatType, T.DoubleType))
+    reversed_time = -F.col(TIME) if floating else F.bitwise_not(F.col(TIME))
     aggs = []
     for t in tables:
         r = slot_name(RIGHT_STRUCT, t.slot)
@@ -250,7 +255,7 @@ def _ends_by_aggregate(union: DataFrame, part: list[str], tables: list[Carried])
             last = F.when(is_right, F.struct(F.col(TIME), *tb))
             aggs.append(F.max_by(r, last).alias(f"__cb{t.slot}"))
         if t.forward:
-            first = F.when(is_right, F.struct((-F.col(TIME)).alias("nt"), *tb))
+            first = F.when(is_right, F.struct(reversed_time.alias("nt"), *tb))
             aggs.append(F.max_by(r, first).alias(f"__cf{t.slot}"))
     return union.groupBy(*part).agg(*aggs)
 
