@@ -47,6 +47,21 @@ def test_no_exchange_on_bucketed_inputs(spark, bucketed, strategy):
         spark.conf.set("spark.sql.autoBroadcastJoinThreshold", previous)
 
 
+def test_time_buckets_of_bucketed_inputs_are_spread_over_tasks(spark, bucketed):
+    """Split into time buckets (a hot key's layout, or ``buckets=``), a key's rows move to
+    one task per time bucket: the tables' bucketing by the key alone would keep them in
+    the key's one task."""
+    bl, br, left, right = bucketed
+    for direction in ("backward", "nearest"):
+        joined = cj.asof_join(bl, br, on="time", by="id", strategy="union", buckets=8,
+                              direction=direction)
+        split = [ln for ln in _physical_plan(joined).splitlines()
+                 if "hashpartitioning(__k0" in ln and "__b" in ln]
+        assert split, _physical_plan(joined)
+        expected = cj.asof_join(left, right, on="time", by="id", direction=direction)
+        assert sorted(map(tuple, joined.collect())) == sorted(map(tuple, expected.collect()))
+
+
 def test_small_bucketed_tables_are_still_joined_within_buckets(spark, bucketed, caplog):
     """Tables read bucket by bucket never take the small inputs' ``union``."""
     bl, br, _, _ = bucketed

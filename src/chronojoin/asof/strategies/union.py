@@ -71,6 +71,10 @@ def plan_many(
     union = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
     layout = layout or B.Layout(spec.buckets)
     union, part, bucketed = B.bucketize(union, keys, layout)
+    if bucketed and keys:
+        # Spark takes tables bucketed by the keys as clustered by (keys, bucket) already,
+        # which would leave all time buckets of a hot key in that key's one task.
+        union = union.repartition(*[F.col(c) for c in part])
     ties = [
         F.col(c).asc_nulls_first()
         for slot, r in enumerate(rights)
