@@ -5,6 +5,7 @@ are refused, and a catalog table's own columns count."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import shutil
 import uuid
@@ -103,9 +104,17 @@ def test_rebuilding_an_adopted_path_keeps_the_first_batchs_types(spark, tmp_path
         "dt").parquet(path)
     ld = cj.IncrementalLoader(spark, path=path, keys="id", partition_by="dt")
     assert ld.rebuild_index() == 1
+    meta = os.path.join(path, "_chronojoin", "_meta.json")
+    # recorded (so appends need not read the table's schema from its files), as a guess
+    with open(meta) as fh:
+        assert json.load(fh)["partition_type_guessed"] is True
     r = ld.append(spark.createDataFrame([(1, "2024-01-01"), (2, "2024-01-01")],
                                         "id long, dt string"))
     assert (r.rows_appended, r.duplicates_existing) == (1, 1)
+    with open(meta) as fh:
+        recorded = json.load(fh)
+    assert recorded["partition_type_guessed"] is False
+    assert T.StructType.fromJson(json.loads(recorded["schema"]))["dt"].dataType == T.StringType()
     assert ld.check().ok
 
 

@@ -182,10 +182,11 @@ class IncrementalLoader:
                 if not target.same_schema(self._schema(tgt, pcol_type) or shape, shape):
                     continue
                 manifest = self._load(tgt, rows, shape, stats, bid)
-                if target.read_meta(tgt.root) is None:  # after the commit: a failed first
-                    target.write_meta(tgt.root, keys=spec.keys,  # load records nothing
-                                      partition_by=spec.partition_by, fmt=spec.format,
-                                      schema=shape)
+                # after the commit: a failed first load records nothing
+                meta = target.read_meta(tgt.root)
+                if meta is None or meta.get("partition_type_guessed"):
+                    target.write_meta(tgt.root, keys=spec.keys, partition_by=spec.partition_by,
+                                      fmt=spec.format, schema=shape)
             break
         else:
             msg = (f"{tgt.describe() if tgt else spec.table}: the table's schema changed while "
@@ -206,16 +207,16 @@ class IncrementalLoader:
         with self._writing(tgt):
             schema = self._schema(tgt, None, check_keys=False)
             layout = self._layout(tgt)
-            had_meta = target.read_meta(tgt.root) is not None
+            meta = target.read_meta(tgt.root)
+            # a path table's partition type read from directory names: the first
+            # append's batch gives the real one
+            guessed = tgt.table is None and (meta is None or meta.get("partition_type_guessed"))
             index.remove_all(layout)
             if schema is None:
                 return 0
-            if had_meta or tgt.table is not None:
-                # re-keyed; a path table without metadata keeps none, so the first
-                # append's batch gives its column types (not types guessed from its
-                # directory names)
-                target.write_meta(tgt.root, keys=spec.keys, partition_by=spec.partition_by,
-                                  fmt=spec.format, schema=schema)
+            target.write_meta(tgt.root, keys=spec.keys, partition_by=spec.partition_by,
+                              fmt=spec.format, schema=schema,
+                              partition_type_guessed=bool(guessed))
             pdirs = partition_dirs(tgt.root, spec.partition_by)
             _refuse_misnamed(tgt, spec.partition_by, schema[spec.partition_by].dataType, pdirs)
             index.rebuild(self._spark, layout, schema, pdirs)
@@ -288,7 +289,7 @@ class IncrementalLoader:
         if meta is not None:
             self._check_meta(tgt, meta, check_keys=check_keys)
         if tgt.table is None and meta is not None:
-            return target.meta_schema(meta)
+            return target.meta_schema(meta, pcol_type)
         if tgt.table is None and not os.path.isdir(tgt.root):
             return None
         return target.stored_schema(self._spark, tgt, partition_by=spec.partition_by,

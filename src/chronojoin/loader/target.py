@@ -143,17 +143,30 @@ def read_meta(root: str) -> dict[str, Any] | None:
     return meta
 
 
-def meta_schema(meta: dict[str, Any]) -> T.StructType:
-    """Return the table schema recorded in the metadata."""
-    return T.StructType.fromJson(json.loads(meta["schema"]))
+def meta_schema(meta: dict[str, Any], pcol_type: T.DataType | None = None) -> T.StructType:
+    """Return the table schema recorded in the metadata.
+
+    A partition type the metadata marks as guessed is replaced by ``pcol_type`` (a
+    batch's) when given.
+    """
+    schema = T.StructType.fromJson(json.loads(meta["schema"]))
+    if pcol_type is None or not meta.get("partition_type_guessed"):
+        return schema
+    return T.StructType([T.StructField(f.name, pcol_type, True)
+                         if f.name == meta["partition_by"] else f for f in schema.fields])
 
 
 def write_meta(root: str, *, keys: tuple[str, ...], partition_by: str, fmt: str,
-               schema: T.StructType) -> None:
-    """Record keys, partition column, format and schema (atomically)."""
+               schema: T.StructType, partition_type_guessed: bool = False) -> None:
+    """Record keys, partition column, format and schema (atomically).
+
+    ``partition_type_guessed``: the partition column's type was read from directory
+    names (an adopted table's index rebuilt before any append), so the first batch's
+    type replaces it.
+    """
     atomic_write_json(os.path.join(root, META, META_FILE), {
         "version": 1, "keys": list(keys), "partition_by": partition_by, "format": fmt,
-        "schema": schema.json(),
+        "schema": schema.json(), "partition_type_guessed": partition_type_guessed,
     })
 
 
