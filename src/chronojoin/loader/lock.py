@@ -42,21 +42,23 @@ def pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-            state = fh.read().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state not in ("Z", "X")
+    stat = _stat(pid)
+    return not stat or stat[0] not in ("Z", "X")
 
 
 def process_start(pid: int) -> int | None:
     """When process ``pid`` started (clock ticks since boot), None if unknown."""
+    stat = _stat(pid)
+    return int(stat[19]) if len(stat) > 19 and stat[19].isdigit() else None
+
+
+def _stat(pid: int) -> list[str]:
+    """The fields of ``/proc/<pid>/stat`` after the command name (empty if unreadable)."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-            return int(fh.read().rsplit(")", 1)[1].split()[19])
-    except (OSError, IndexError, ValueError):
-        return None
+            return fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return []
 
 
 def pid_namespace() -> str | None:

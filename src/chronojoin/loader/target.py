@@ -152,8 +152,13 @@ def meta_schema(meta: dict[str, Any], pcol_type: T.DataType | None = None) -> T.
     schema = T.StructType.fromJson(json.loads(meta["schema"]))
     if pcol_type is None or not meta.get("partition_type_guessed"):
         return schema
-    return T.StructType([T.StructField(f.name, pcol_type, True)
-                         if f.name == meta["partition_by"] else f for f in schema.fields])
+    return with_type(schema, meta["partition_by"], pcol_type)
+
+
+def with_type(schema: T.StructType, column: str, dtype: T.DataType) -> T.StructType:
+    """``schema`` with ``column`` (nullable) of type ``dtype``."""
+    return T.StructType([T.StructField(f.name, dtype, True) if f.name == column else f
+                         for f in schema.fields])
 
 
 def write_meta(root: str, *, keys: tuple[str, ...], partition_by: str, fmt: str,
@@ -181,9 +186,7 @@ def stored_schema(spark: SparkSession, target: Target, *, partition_by: str, fmt
     inferred = spark.read.format(fmt).load(target.root).schema
     if pcol_type is None:
         return table_order(inferred, partition_by)
-    fields = [T.StructField(f.name, pcol_type, True) if f.name == partition_by else f
-              for f in inferred.fields]
-    return table_order(T.StructType(fields), partition_by)
+    return table_order(with_type(inferred, partition_by, pcol_type), partition_by)
 
 
 def conform(batch: DataFrame, schema: T.StructType, target: Target) -> DataFrame:
@@ -195,7 +198,7 @@ def conform(batch: DataFrame, schema: T.StructType, target: Target) -> DataFrame
             msg = (f"`batch`: column {name!r} of {target.describe()} is missing from the "
                    f"batch; batch columns: {list(mine)}")
             raise SchemaMismatchError(msg)
-        if not _same_type(mine[name], dtype) and not widens(mine[name], dtype):
+        if not same_type(mine[name], dtype) and not widens(mine[name], dtype):
             msg = (f"`batch`: column {name!r} has type {mine[name].simpleString()} in the batch "
                    f"but {dtype.simpleString()} in {target.describe()}")
             raise SchemaMismatchError(msg)
@@ -205,7 +208,7 @@ def conform(batch: DataFrame, schema: T.StructType, target: Target) -> DataFrame
                f"table columns: {list(theirs)}")
         raise SchemaMismatchError(msg)
     return batch.select(*[
-        col(f.name) if _same_type(mine[f.name], f.dataType) else col(f.name).cast(f.dataType)
+        col(f.name) if same_type(mine[f.name], f.dataType) else col(f.name).cast(f.dataType)
         for f in schema.fields
     ])
 
@@ -229,12 +232,8 @@ def widens(batch: T.DataType, table: T.DataType) -> bool:
     return False
 
 
-def same_schema(a: T.StructType, b: T.StructType) -> bool:
-    """Whether two table schemas have the same columns, in order, of the same types."""
-    return _same_type(a, b)
-
-
-def _same_type(a: T.DataType, b: T.DataType) -> bool:
+def same_type(a: T.DataType, b: T.DataType) -> bool:
+    """Whether two types (or two schemas, column by column) are the same, nullability aside."""
     def strip(d: T.DataType) -> Any:
         j = d.jsonValue()
         return _drop_nullability(j)
