@@ -8,6 +8,7 @@ import pytest
 
 import chronojoin as cj
 from tests.band.helpers import points, to_spark
+from tests.fuzz import session_settings
 from tests.oracles.band import band_condition, pairs, spark_batch, with_nulls
 
 
@@ -99,3 +100,30 @@ def test_left_rows_with_map_column_and_duplicates(spark):
     got = cj.band_join(left, right, left_on="t", right_on="t", lower=0, upper="w", how="left")
     pairs_ = sorted((r.id, r.id_right or 0) for r in got.collect())
     assert pairs_ == [(1, 7), (1, 7), (1, 8), (1, 8), (2, 0), (3, 0)]
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York", "Asia/Tokyo"])
+def test_interval_bounds_are_fixed_durations_in_any_time_zone(spark, zone):
+    """A day of an interval bound is 24 hours, also across a daylight saving change and
+    for the interval types that end in days, hours or minutes; the widest interval
+    (``Long.MIN`` microseconds) is exact too, without overflowing."""
+    hour = 3_600_000_000
+    t0 = 1_720_612_800_000_000  # 2024-07-10 12:00 UTC; 180 days later is after the DST end
+    left = spark.sql(
+        f"SELECT 1 AS id, timestamp_micros({t0}) AS t, INTERVAL '180' DAY AS d, "
+        "INTERVAL '4320' HOUR AS h, INTERVAL '259200:00' MINUTE TO SECOND AS m, "
+        "INTERVAL '-106751991 04:00:54.775808' DAY TO SECOND AS widest"
+    )
+    right = spark.sql(
+        f"SELECT * FROM VALUES (1, {t0 + 4319 * hour}), (2, {t0 + 4320 * hour}), "
+        f"(3, {t0 + 4321 * hour}), (4, {t0 - 2**63}), (5, {t0 - 2**63 - 1}) AS r(id, m)"
+    ).selectExpr("id", "timestamp_micros(m) AS t")
+    with session_settings(spark, {"spark.sql.session.timeZone": zone}):
+        frames = {
+            upper: cj.band_join(left, right, left_on="t", right_on="t", lower="widest",
+                                upper=upper)
+            for upper in ("d", "h", "m", "180 days")
+        }
+        got = {name: sorted(r.id_right for r in df.select("id_right").collect())
+               for name, df in frames.items()}
+    assert got == {name: [1, 2, 4] for name in frames}

@@ -54,8 +54,8 @@ def band_join(
         * temporal time columns: a number of **seconds** (an offset; fractions are
           rounded to microseconds; ``-inf``/``+inf`` puts that end at the beginning or
           the end of time, NaN matches nothing), an ``interval day to second`` (an
-          offset), or a ``timestamp``/``date`` column, which is the window end itself
-          (absolute).
+          offset; a day is 24 hours in any session time zone), or a
+          ``timestamp``/``date`` column, which is the window end itself (absolute).
 
         A NULL bound, like a NULL time or key, matches nothing.
     closed : {"both", "left", "right", "neither"}

@@ -176,7 +176,11 @@ def _window_end(
             return _End(t.cast("double") + J.join_ordinal(c, bound.kind).cast("double"), closed)
         return _End(shifted(t, ordinal(c, bound.kind), low=low, adjust=adjust), True)
     if bound.mode is BoundMode.INTERVAL:
-        micros = F.unix_micros(F.timestamp_micros(F.lit(0)) + c)
+        # A fixed duration (a day is 24 hours in every session time zone): the interval
+        # as a decimal number of its last field's units, exact down to the microsecond.
+        assert bound.unit is not None
+        # (decimal(20,6) holds any such interval; the product's type needs no rounding.)
+        micros = (c.cast("decimal(20,6)") * F.lit(bound.unit).cast("decimal(11,0)")).cast("long")
         return _End(shifted(t, micros, low=low, adjust=adjust), True)
     # seconds: rounded to microseconds (NaN is NULL, +-inf and huge values saturate)
     micros = F.round(ordinal(c, TimeKind.FLOAT) * F.lit(1_000_000.0))
