@@ -231,11 +231,34 @@ _EXACT_JSON = {"timeZone": "UTC", "timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSS
 
 
 def _compatible_keys(a: T.DataType, b: T.DataType) -> bool:
+    """Whether Spark compares keys of these types for equality.
+
+    Strings of one collation, any two numbers, or the same type up to the nullability
+    of its elements and fields.
+    """
     if isinstance(a, _STRINGS) and isinstance(b, _STRINGS):
-        return True
+        return _collation(a) == _collation(b)
     if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS):
         return True
-    return a == b
+    return _all_nullable(a) == _all_nullable(b)
+
+
+def _collation(data_type: T.DataType) -> str:
+    """A string type's collation (``char``/``varchar`` compare as binary strings)."""
+    return str(getattr(data_type, "collation", "UTF8_BINARY"))
+
+
+def _all_nullable(data_type: T.DataType) -> T.DataType:
+    """``data_type`` with every array element, map value and struct field nullable."""
+    if isinstance(data_type, T.ArrayType):
+        return T.ArrayType(_all_nullable(data_type.elementType), True)
+    if isinstance(data_type, T.MapType):
+        return T.MapType(_all_nullable(data_type.keyType),
+                         _all_nullable(data_type.valueType), True)
+    if isinstance(data_type, T.StructType):
+        return T.StructType([T.StructField(f.name, _all_nullable(f.dataType), True)
+                             for f in data_type.fields])
+    return data_type
 
 
 def keys(
@@ -278,7 +301,10 @@ def keys(
             msg = (
                 f"`{left_arg}`/`{right_arg}`: key {ln!r} of {left_side} is "
                 f"{lf.dataType.simpleString()} but key {rn!r} of {right_side} is "
-                f"{rf.dataType.simpleString()}; cast one side"
+                f"{rf.dataType.simpleString()}; "
+                + ("give both the same collation (`collate`)"
+                   if isinstance(lf.dataType, _STRINGS) and isinstance(rf.dataType, _STRINGS)
+                   else "cast one side")
             )
             raise TimeTypeError(msg)
     return KeyPair(lnames, rnames)
