@@ -19,6 +19,7 @@ from chronojoin.errors import TimeTypeError
 #: The ends of the long range, where time ordinals saturate instead of overflowing.
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 MICROS_PER_DAY = 86_400_000_000
+MICROS_PER_SECOND = 1_000_000
 #: Days from 1970-01-01 whose midnight still fits a microsecond ``long`` (~292,000 years).
 DATE_DAYS_LIMIT = LONG_MAX // MICROS_PER_DAY
 
@@ -120,14 +121,29 @@ def ordinal(column: Column, kind: TimeKind) -> Column:
     if kind is TimeKind.TIMESTAMP:
         return F.unix_micros(column)
     if kind is TimeKind.TIMESTAMP_NTZ:
+        # The difference of two timestamp_ntz is a day-time interval computed without a
+        # time zone (``timestamp_diff`` goes through the session zone: a wall time in
+        # its spring-forward gap took the value of the hour after).
         epoch = F.lit("1970-01-01 00:00:00").cast("timestamp_ntz")
-        return F.timestamp_diff("MICROSECOND", epoch, column)
+        return interval_micros(column - epoch, MICROS_PER_SECOND)
     if kind is TimeKind.DATE:
         return _date_micros(column)
     if kind is TimeKind.INTEGER:
         return column.cast("long")
     as_double = column.cast("double")
     return F.when(F.isnan(as_double), F.lit(None).cast("double")).otherwise(as_double)
+
+
+def interval_micros(interval: Column, unit: int) -> Column:
+    """A day-time interval in microseconds, exact, whatever the session time zone.
+
+    ``unit`` is the microseconds in one unit of the interval type's last field (a day,
+    an hour, a minute or a second): Spark casts the interval to a decimal number of
+    those. A day is 24 hours.
+    """
+    # decimal(20,6) holds any day-time interval; the product's type needs no rounding.
+    whole = F.lit(unit).cast("decimal(11,0)")
+    return (interval.cast("decimal(20,6)") * whole).cast("long")
 
 
 def _date_micros(column: Column) -> Column:

@@ -31,7 +31,7 @@ from chronojoin._plan.binning import choose_bin_size, sides_stats
 from chronojoin._plan.longs import BEYOND, shifted
 from chronojoin._plan.stats import small_inputs
 from chronojoin._validate.columns import col
-from chronojoin._validate.timetypes import TimeKind, ordinal
+from chronojoin._validate.timetypes import TimeKind, interval_micros, ordinal
 from chronojoin.band.spec import BandSpec, Bound, BoundMode
 
 _T, _LO, _HI = "_cj_t", "_cj_wlo", "_cj_whi"
@@ -176,11 +176,8 @@ def _window_end(
             return _End(t.cast("double") + J.join_ordinal(c, bound.kind).cast("double"), closed)
         return _End(shifted(t, ordinal(c, bound.kind), low=low, adjust=adjust), True)
     if bound.mode is BoundMode.INTERVAL:
-        # A fixed duration (a day is 24 hours in every session time zone): the interval
-        # as a decimal number of its last field's units, exact down to the microsecond.
         assert bound.unit is not None
-        # (decimal(20,6) holds any such interval; the product's type needs no rounding.)
-        micros = (c.cast("decimal(20,6)") * F.lit(bound.unit).cast("decimal(11,0)")).cast("long")
+        micros = interval_micros(c, bound.unit)  # a fixed duration: a day is 24 hours
         return _End(shifted(t, micros, low=low, adjust=adjust), True)
     # seconds: rounded to microseconds (NaN is NULL, +-inf and huge values saturate)
     micros = F.round(ordinal(c, TimeKind.FLOAT) * F.lit(1_000_000.0))
