@@ -150,3 +150,14 @@ def _sums_by_layout(points, intervals, layouts):
                        for v in (r["time"], r["s"]))
         got.setdefault(r["tag"], {})[time] = value
     return got
+
+
+def test_a_key_whose_times_span_more_than_the_long_range(spark):
+    """The per-key bucket layout of a hot key measures its span without overflowing."""
+    n, lo, hi = 25_000, -5 * 10**18, 5 * 10**18
+    points = spark.range(n).selectExpr(f"(id - {n // 2}) * {(hi - lo) // n} AS time")
+    intervals = spark.createDataFrame([(lo, hi, 1)], "start long, end long, points long")
+    for strategy in ("bucketed_sweep", "sweep"):
+        out = cj.interval_aggregate(points, intervals, strategy=strategy,
+                                    aggs={"total": ("sum", "points")})
+        assert out.groupBy("total").count().collect() == [(1, n)], strategy

@@ -48,9 +48,13 @@ BUCKET = "__cj_b"
 
 
 def _scaled(t: Column, lo: Column, hi: Column, n: Column) -> Column:
-    """``n`` equal-width buckets over ``[lo, hi]``: monotone in ``t``, in ``[0, n - 1]``."""
-    span = F.greatest((hi - lo).cast("double"), F.lit(1e-300))
-    raw = F.floor((t - lo).cast("double") / span * n.cast("double"))
+    """``n`` equal-width buckets over ``[lo, hi]``: monotone in ``t``, in ``[0, n - 1]``.
+
+    In doubles: the difference of two longs may leave the long range.
+    """
+    lo = lo.cast("double")
+    span = F.greatest(hi.cast("double") - lo, F.lit(1e-300))
+    raw = F.floor((t.cast("double") - lo) / span * n.cast("double"))
     clamped = F.least(F.greatest(raw, F.lit(0)), (n - F.lit(1)).cast("long")).cast("long")
     return F.when(t.isNotNull(), clamped)
 
