@@ -161,3 +161,22 @@ def test_a_key_whose_times_span_more_than_the_long_range(spark):
         out = cj.interval_aggregate(points, intervals, strategy=strategy,
                                     aggs={"total": ("sum", "points")})
         assert out.groupBy("total").count().collect() == [(1, n)], strategy
+
+
+def test_integer_sums_overflow_only_where_a_points_own_sum_does(spark):
+    """A running sum holds every open interval: its values may pass the long range where
+    no point's covering intervals do (Spark's ANSI mode would stop the query)."""
+    big, top = 5 * 10**18, 2**63 - 1
+    points = spark.createDataFrame([(1, 1), (1, 5), (2, 3), (2, 5), (2, 7)], "id int, time long")
+    intervals = spark.createDataFrame(
+        [(1, 0, 10, big), (1, 2, 3, big), (2, 0, 5, top), (2, 5, 10, top)],
+        "id int, start long, end long, v long")
+    aggs = {"s": ("sum", "v"), "m": ("mean", "v")}
+    expected = {(1, 1): (big, float(big)), (1, 5): (big, float(big)),
+                (2, 3): (top, float(top)), (2, 5): (top, float(top)), (2, 7): (top, float(top))}
+    for strategy, buckets in [("sweep", None), ("bucketed_sweep", 2), ("join", None),
+                              ("auto", None)]:
+        out = cj.interval_aggregate(points, intervals, by="id", aggs=aggs, closed="left",
+                                    strategy=strategy, buckets=buckets)
+        got = {(r.id, r.time): (r.s, r.m) for r in out.collect()}
+        assert got == expected, strategy

@@ -11,10 +11,15 @@ DataFrame with the columns
 * ``__cj_n``: +1/-1 per interval (NULL for points),
 * ``__cj_s<j>`` / ``__cj_c<j>``: +/-value and +/-1 when the value is not NULL, for the
   j-th value column (for doubles: finite values only, and ``__cj_s<j>_nan``,
-  ``_pinf``, ``_ninf`` count NaN, +inf and -inf values).
+  ``_pinf``, ``_ninf`` count NaN, +inf and -inf values; for integers: the value's
+  high 32 bits, and ``__cj_s<j>_low`` its low 32 bits).
 
 A running sum of the deltas up to a point row (ordered by ``(__cj_t, __cj_o)`` within
 its keys) is the aggregate over exactly the intervals that cover the point.
+
+A running sum holds every interval open at its row, not only those covering a point:
+integer values are summed in two halves, so that it overflows only where the sum of a
+point's own intervals does (as Spark's ``sum`` over them would).
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from chronojoin.intervals.spec import AggSpec, IntervalSpec, sum_type
 T_COL, RANK, POINT, COUNT = "__cj_t", "__cj_o", "__cj_p", "__cj_n"
 #: Values of double columns a running sum cannot subtract again; counted apart.
 SPECIALS = ("nan", "pinf", "ninf")
+#: The suffix of an integer value's low 32 bits (``__cj_s<j>`` holds the high ones).
+LOW = "_low"
 
 
 def key_names(spec: IntervalSpec) -> list[str]:
@@ -76,6 +83,8 @@ def delta_types(spec: IntervalSpec) -> dict[str, T.DataType]:
             if isinstance(summed[name], T.DoubleType):
                 for special in SPECIALS:
                     out[f"{sum_column(j)}_{special}"] = T.LongType()
+            elif isinstance(summed[name], T.LongType):
+                out[sum_column(j) + LOW] = T.LongType()
         out[count_column(j)] = T.LongType()
     return out
 
@@ -135,6 +144,12 @@ def _sum_deltas(v: Column, deltas: dict[str, T.DataType], j: int, sign: Column) 
     """
     name = sum_column(j)
     typed = v.cast(deltas[name])
+    if name + LOW in deltas:
+        # v = high * 2^32 + low, 0 <= low < 2^32: sums of either part fit a long for
+        # up to 2^31 open intervals, whatever the values.
+        high, low = F.shiftright(typed, 32), typed.bitwiseAND(F.lit(0xFFFFFFFF))
+        return [F.when(sign > 0, high).otherwise(-high).alias(name),
+                F.when(sign > 0, low).otherwise(-low).alias(name + LOW)]
     if f"{name}_nan" not in deltas:
         return [F.when(sign > 0, typed).otherwise(-typed).alias(name)]
     inf = F.lit(float("inf"))
@@ -175,8 +190,15 @@ def _aggregate(a: AggSpec, spec: IntervalSpec) -> Column:
     if a.function == "count":
         return c
     s = F.col(sum_column(j))
-    if f"{sum_column(j)}_nan" in delta_types(spec):
+    deltas = delta_types(spec)
+    if f"{sum_column(j)}_nan" in deltas:
         s = _special_sum(s, j)
+    elif sum_column(j) + LOW in deltas:
+        # Exact as a decimal; the cast to the result type fails only past the long range.
+        wide = "decimal(38,0)"
+        s = s.cast(wide) * F.lit(2**32).cast(wide) + F.col(sum_column(j) + LOW).cast(wide)
+        if a.function == "mean":
+            s = s.cast("double")
     if a.function == "sum":
         return F.when(c > 0, s.cast(a.result_type))
     return F.when(c > 0, (s / c).cast(a.result_type))
