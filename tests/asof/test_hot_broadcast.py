@@ -89,6 +89,27 @@ def test_spans_narrower_or_wider_than_the_times(spark, kind, span):
     _check(out, left, expected, "left")
 
 
+@pytest.mark.parametrize(("kind", "far"), [("bigint", 2**63 - 1), ("bigint", -(2**63)),
+                                           ("double", float("inf")),
+                                           ("double", float("-inf"))])
+def test_right_times_far_outside_the_span(spark, kind, far):
+    """A "valid forever" right time (``Long.MAX``, an infinity) falls into the last
+    bucket: the bucket is clamped before it becomes a long."""
+    cast = float if kind == "double" else int
+    left = spark.createDataFrame([(i, "h", cast(i)) for i in range(10)],
+                                 f"lid int, k string, t {kind}")
+    right = spark.createDataFrame([(100 + i, "h", cast(i)) for i in range(10)] + [(200, "h", far)],
+                                  f"rid int, k string, t {kind}")
+    # Buckets narrower than one: Long.MAX is more buckets away than a long counts.
+    layout = Layout(buckets=4, hot_keys=(("h",),), span=(0.0, 1.0))
+    for direction in ("backward", "forward", "nearest"):
+        spec = _spec(left, right, direction=direction)
+        out = hot_broadcast.plan(spec.left, spec.rights[0], spec, layout)
+        assert _sorted(out, ["lid", "rid"]) == _sorted(
+            cj.asof_join(left, right, on="t", by="k", direction=direction, strategy="union"),
+            ["lid", "rid"]), direction
+
+
 def test_several_hot_keys_one_missing_from_the_left(spark):
     left, right = random_rows(seed=67, n_left=160, n_right=320, t_max=50, hot_key=False,
                               n_keys=4)

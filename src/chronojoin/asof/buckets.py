@@ -64,10 +64,13 @@ class TimeBuckets:
         """The bucket number of time ordinal ``t``.
 
         A NULL time falls in bucket 0 (``greatest`` skips NULLs); such a row never
-        matches, so its bucket only decides where it is carried.
+        matches, so its bucket only decides where it is carried. The position is
+        clamped while a double: a time far outside the grid (a ``Long.MAX`` "valid
+        forever", an infinity) would overflow the long of ``floor`` (NaN goes last).
         """
-        raw = F.floor((t - F.lit(self.low)) / F.lit(self.width))
-        return F.least(F.greatest(raw, F.lit(0)), F.lit(self.count - 1)).cast("int")
+        raw = (t - F.lit(self.low)) / F.lit(self.width)
+        inside = F.least(F.greatest(raw, F.lit(0.0)), F.lit(float(self.count - 1)))
+        return F.floor(inside).cast("int")
 
 
 def grid(tagged: DataFrame, count: int) -> TimeBuckets:
