@@ -114,6 +114,25 @@ def test_several_right_tables_with_prefixes(spark):
     assert rows[2] == (2, 10, "n", None, None, 2, 2, 1.0)
 
 
+@pytest.mark.parametrize("strategy", ["union", "auto", "broadcast", "exploding"])
+def test_several_right_tables_of_other_time_and_key_types(spark, strategy):
+    """A table with bigint times and keys compares them as bigints (exactly past 2**53),
+    also beside a table whose times and keys are doubles; its tolerance stays whole."""
+    b = 2**53
+    left = spark.createDataFrame([(1, b + 1, b + 1)], "lid int, id bigint, t bigint")
+    whole = spark.createDataFrame([(b + 1, b, "before"), (b + 1, b + 2, "after"),
+                                   (b, b + 1, "other key")], "id bigint, t bigint, v string")
+    real = spark.createDataFrame([(float(b), 0.0, 9.5)], "id double, t double, w double")
+    got = {}
+    for direction, tolerance in (("backward", None), ("forward", None), ("backward", 0)):
+        out = cj.asof_join(left, [cj.Right(whole, prefix="a_", tolerance=tolerance),
+                                  cj.Right(real, prefix="b_", tolerance=10**17)],
+                           on="t", by="id", direction=direction, strategy=strategy)
+        got[direction, tolerance] = [(r.a_v, r.b_w) for r in out.collect()]
+    assert got == {("backward", None): [("before", 9.5)], ("forward", None): [("after", None)],
+                   ("backward", 0): [(None, 9.5)]}
+
+
 def test_several_right_tables_name_their_own_columns(spark):
     """With a list of cj.Right, `left_on`/`left_by` may come alone: each table names its
     columns, and a table that does not uses the left side's names."""

@@ -161,11 +161,12 @@ def build_spec(
     taken: list[str] = []
     for item, what in items:
         spec, rkind = _right_spec(left, lo, item, what, defaults, taken)
+        # A table's tolerance is in the unit its own times compare in with the left's
+        # (a whole number for bigint times even when another table's are double).
+        rights.append(_with_tolerance(spec, common_kind([kinds[0], rkind])))
         kinds.append(rkind)
         taken.extend(new for _, new in spec.outputs)
-        rights.append(spec)
     kind = common_kind(kinds)
-    rights = [_with_tolerance(r, kind) for r in rights]
     return AsofSpec(left, lo, kind, kinds[0][0], tuple(rights), how, strategy, buckets)
 
 

@@ -23,6 +23,7 @@ from functools import reduce
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
+from chronojoin._validate.timetypes import TimeKind
 from chronojoin.asof import buckets as B
 from chronojoin.asof.frames import (
     BACK,
@@ -62,7 +63,33 @@ def plan(
 def plan_many(
     left: DataFrame, rights: list[RightSpec], spec: AsofSpec, layout: B.Layout | None = None
 ) -> DataFrame:
-    """Build one union/window plan that matches every right table at once."""
+    """Build one union/window plan that matches every right table at once.
+
+    Tables share the union's time and key columns only where those have one type:
+    a union would widen them to a common type (a ``bigint`` time or key to ``double``,
+    which tells apart no two values past 2**53). So consecutive tables whose time
+    ordinal and key types agree share one plan, and such plans are chained.
+    """
+    runs: list[list[RightSpec]] = []
+    for r in rights:
+        if runs and _union_types(runs[-1][0]) == _union_types(r):
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+    return reduce(lambda out, run: _plan_run(out, run, spec, layout), runs, left)
+
+
+def _union_types(right: RightSpec) -> tuple[str, ...]:
+    """The types a right table brings to the union's time and key columns."""
+    fields = {f.name: f.dataType for f in right.df.schema.fields}
+    time = "double" if right.time_kind is TimeKind.FLOAT else "bigint"
+    return (time, *[fields[k].simpleString() for k in right.keys.right])
+
+
+def _plan_run(
+    left: DataFrame, rights: list[RightSpec], spec: AsofSpec, layout: B.Layout | None
+) -> DataFrame:
+    """One union/window plan for tables of one time and key types."""
     keys = key_names(len(rights[0].keys.left))
     frames = [left_frame(left, spec, rights[0]).withColumn(SIDE, F.lit(_LEFT))]
     for slot, r in enumerate(rights):
