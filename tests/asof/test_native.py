@@ -57,6 +57,24 @@ def test_native_several_right_tables_and_no_key(smj):
     assert sorted(got.select(*cols).collect()) == sorted(want.select(*cols).collect())
 
 
+@pytest.mark.parametrize(("kind", "low", "high"), [("bigint", -(2**63), 2**63 - 1),
+                                                   ("double", float("-inf"), float("inf"))])
+def test_native_at_the_ends_of_time(smj, kind, low, high):
+    """Spark's operator subtracts times looking forward: chronojoin looks backward over
+    reversed times instead, so nothing overflows and -inf meets -inf."""
+    left = smj.createDataFrame([(1, "a", low), (2, "a", high)], f"lid int, k string, t {kind}")
+    zero = 0.0 if kind == "double" else 0
+    right = smj.createDataFrame([(10, "a", low), (11, "a", high), (12, "a", zero)],
+                                f"rid int, k string, t {kind}")
+    got = {}
+    for direction, exact in (("forward", True), ("forward", False), ("backward", False)):
+        out = cj.asof_join(left, right, on="t", by="k", direction=direction,
+                           allow_exact_matches=exact, strategy="native")
+        got[direction, exact] = sorted((r.lid, r.rid) for r in out.select("lid", "rid").collect())
+    assert got == {("forward", True): [(1, 10), (2, 11)], ("forward", False): [(1, 12), (2, None)],
+                   ("backward", False): [(1, None), (2, 12)]}
+
+
 def test_native_refuses_what_it_cannot_do(spark):
     ldf, rdf = _frames(spark, *random_rows(seed=2), "int")
     with pytest.raises(InvalidArgumentError, match=f"`strategy`: 'native'.*{CONF}=true"):

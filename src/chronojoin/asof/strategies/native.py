@@ -23,8 +23,9 @@ without a statistics pass.
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from chronojoin._session import setting_on
 from chronojoin.asof.buckets import Layout
@@ -44,7 +45,12 @@ from chronojoin.errors import InvalidArgumentError
 
 #: The session configuration that turns on Spark's SortMergeAsOfJoin operator.
 CONF = "spark.sql.join.sortMergeAsOfJoin.enabled"
-_RT = "__rt"
+_RT, _REVERSED = "__rt", "__rev"
+
+
+def _reversed(t: Column, floating: bool) -> Column:
+    """``t`` in reversed order: ``-t`` as a double, ``~t`` for a long (no overflow)."""
+    return -t.cast("double") if floating else F.bitwise_not(t)
 
 
 def enabled(df: DataFrame) -> bool:
@@ -83,10 +89,20 @@ def plan(
     rf = right_frame(spec, right).select(
         *[F.col(k).alias(f"__r{k}") for k in keys], F.col(TIME).alias(_RT), RIGHT_STRUCT
     )
+    forward = right.direction == "forward"
+    if forward:
+        # The operator subtracts the times looking forward (an overflow at the ends of
+        # the long range, and -inf never equal to -inf): a forward join is a backward
+        # one over reversed times, ``~t`` for longs and ``-t`` for doubles.
+        floating = any(isinstance(df.schema[c].dataType, (T.FloatType, T.DoubleType))
+                       for df, c in ((lf, TIME), (rf, _RT)))
+        lf, rf = (df.withColumn(_REVERSED, _reversed(F.col(c), floating))
+                  for df, c in ((lf, TIME), (rf, _RT)))
+    on = (_REVERSED, _REVERSED) if forward else (TIME, _RT)
     joined = lf._joinAsOf(
-        rf, leftAsOfColumn=lf[TIME], rightAsOfColumn=rf[_RT], on=keys_equal(lf, rf, keys),
-        how="left",
-        allowExactMatches=right.allow_exact_matches, direction=right.direction,
+        rf, leftAsOfColumn=lf[on[0]], rightAsOfColumn=rf[on[1]],
+        on=keys_equal(lf, rf, keys), how="left",
+        allowExactMatches=right.allow_exact_matches, direction="backward",
     )
     slot = BACK if right.direction == "backward" else FORWARD
     return finish(joined.withColumn(slot, F.col(RIGHT_STRUCT)), left.columns, right, spec.how)
