@@ -65,7 +65,8 @@ def test_on_and_left_on_together(frames):
     left, right = frames
     with pytest.raises(ValueError, match=r"either `on` or `left_on`/`right_on`"):
         cj.asof_join(left, right, on="time", left_on="time", right_on="time")
-    with pytest.raises(ValueError, match=r"left_by and right_by must be same length"):
+    with pytest.raises(ValueError, match=r"`left_by` and `right_by` must name as many keys of "
+                       r"left as of right: \['id', 'label'\] vs \['id'\]"):
         cj.asof_join(left, right, on="time", left_by=["id", "label"], right_by=["id"])
 
 
@@ -101,8 +102,15 @@ def test_right_spec_errors_name_position(spark, frames):
     with pytest.raises(ValueError, match=r"right\[1\]: output column 'time_right'"):
         cj.asof_join(left.withColumn("v", left.id), [cj.Right(right), cj.Right(right)],
                      on="time", by="id")
-    with pytest.raises(TypeError, match=r"`right\[0\]` must be a DataFrame or a cj.Right"):
+    with pytest.raises(TypeError, match=r"`right\[0\]`: the items of a list must be cj.Right "
+                       r"specs; got DataFrame \(wrap it: cj.Right\(df\)\)"):
         cj.asof_join(left, [right], on="time", by="id")
+    # a table's own keys name the argument that lacks its counterpart, and the table
+    with pytest.raises(ValueError, match=r"`left_by` and `right\[0\].by` must be given together"):
+        cj.asof_join(left, [cj.Right(right, by="id")], on="time")
+    with pytest.raises(ValueError, match=r"`by` and `right\[0\].by` must name as many keys of "
+                       r"left as of right\[0\]"):
+        cj.asof_join(left, [cj.Right(right, by=["id", "time"])], on="time", by="id")
     # `left_on`/`left_by` alone: a table without its own columns needs the left names.
     with pytest.raises(ValueError, match=r"`right\[1\].on`: column 'time' not found in right\[1\]"):
         cj.asof_join(left, [cj.Right(right), cj.Right(right.withColumnRenamed("time", "at"))],

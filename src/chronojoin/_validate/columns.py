@@ -276,9 +276,10 @@ def keys(
 
     ``arguments`` overrides the argument names used in messages (left, right).
     """
+    left_name, right_name = arguments or ("left_by", "right_by")
     lb, rb = pair(
         both=by, left=left_by, right=right_by,
-        both_name="by", left_name="left_by", right_name="right_by",
+        both_name="by", left_name=left_name, right_name=right_name,
     )
     left_arg = "by" if by is not None else "left_by"
     right_arg = "by" if by is not None else "right_by"
@@ -286,7 +287,8 @@ def keys(
         left_arg, right_arg = arguments
     lnames, rnames = names(left_arg, lb), names(right_arg, rb)
     if len(lnames) != len(rnames):
-        msg = "left_by and right_by must be same length"
+        both = f"`{left_arg}`" if left_arg == right_arg else f"`{left_arg}` and `{right_arg}`"
+        msg = f"{both} must name as many keys of {left_side} as of {right_side}"
         raise InvalidArgumentError(f"{msg}: {list(lnames)} vs {list(rnames)}")
     for ln, rn in zip(lnames, rnames):
         lf = field(left_schema, argument=left_arg, name=ln, side=left_side)
