@@ -174,9 +174,9 @@ def _right_spec(
     left: DataFrame, left_on: str, item: Any, what: str, d: _Defaults, taken: list[str]
 ) -> tuple[RightSpec, tuple[TimeKind, str, str, Any]]:
     if not isinstance(item, Right):
-        kind = type(item).__name__
         hint = " (wrap it: cj.Right(df))" if isinstance(item, DataFrame) else ""
-        msg = f"`{what}`: the items of a list must be cj.Right specs; got {kind}{hint}"
+        msg = (f"`{what}`: the items of a list must be cj.Right specs; got "
+               f"{type(item).__name__}{hint}")
         raise TypeError(msg)
     df = C.check_dataframe(f"{what}.df", item.df)
     side = "right" if what == "right" else f"{what} (right table #{what[6:-1]})"
