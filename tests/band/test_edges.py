@@ -300,3 +300,26 @@ def test_names_that_differ_only_in_case_clash(spark):
     out = cj.interval_join(left, right.withColumn("s", right.t - 5), left_start="t",
                            right_start="s", right_end="t")
     assert out.columns == ["id", "t", "Price", "ID_right", "t_right", "price_right", "s"]
+
+
+def test_decimal_times_add_their_offsets_exactly(spark):
+    """``0.20 + 0.10`` is ``0.30`` for decimal times, constant or per-row offsets, as in
+    Spark SQL; in doubles it lies past ``0.30`` and missed the right time there."""
+    from decimal import Decimal
+
+    left = spark.createDataFrame([(1, Decimal("0.20"), Decimal("0.10"), 1),
+                                  (2, Decimal("0.70"), Decimal("0.10"), 1)],
+                                 "id int, t decimal(10,2), w decimal(4,2), n int")
+    right = spark.createDataFrame([(1, Decimal("0.30")), (2, Decimal("0.80")),
+                                   (3, Decimal("1.70"))], "id int, t decimal(10,2)")
+    frames = {
+        "constant": cj.band_join(left, right, left_on="t", right_on="t", lower=0.1, upper=0.1),
+        "per-row": cj.band_join(left, right, left_on="t", right_on="t", lower="w", upper="w"),
+        "binned": cj.band_join(left, right, left_on="t", right_on="t", lower=Decimal("0.10"),
+                               upper=Decimal("0.10"), bin_size=0.05),
+        "integer offset": cj.band_join(left, right, left_on="t", right_on="t", lower="n",
+                                       upper="n"),
+    }
+    got = {name: sorted((r.id, r.id_right) for r in df.collect()) for name, df in frames.items()}
+    assert got == {"constant": [(1, 1), (2, 2)], "per-row": [(1, 1), (2, 2)],
+                   "binned": [(1, 1), (2, 2)], "integer offset": [(2, 3)]}

@@ -21,9 +21,11 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
+from decimal import Decimal
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from chronojoin._plan import binned_join as J
 from chronojoin._plan import stats as plan_stats
@@ -163,7 +165,9 @@ def _window_end(
     if bound.column is None:
         assert bound.value is not None
         if not integral:
-            return _End(t.cast("double") + F.lit(float(bound.value)), closed, bound.value)
+            exact = _exact_end(spec, lmap, _decimal_literal(bound.value))
+            end = t.cast("double") + F.lit(float(bound.value)) if exact is None else exact
+            return _End(end, closed, bound.value)
         offset = _closed_offset(bound.value, low=low, closed=closed)
         return _End(shifted(t, offset, low=low), True, offset)
     c = col(lmap[bound.column])
@@ -173,7 +177,9 @@ def _window_end(
     if bound.mode is BoundMode.OFFSET:
         assert bound.kind is not None
         if not integral or bound.kind is TimeKind.FLOAT:
-            return _End(t.cast("double") + J.join_ordinal(c, bound.kind).cast("double"), closed)
+            exact = _exact_end(spec, lmap, _as_decimal(c, spec.left.schema[bound.column]))
+            end = t.cast("double") + J.join_ordinal(c, bound.kind).cast("double")
+            return _End(end if exact is None else exact, closed)
         return _End(shifted(t, ordinal(c, bound.kind), low=low, adjust=adjust), True)
     if bound.mode is BoundMode.INTERVAL:
         assert bound.unit is not None
@@ -183,6 +189,43 @@ def _window_end(
     micros = F.round(ordinal(c, TimeKind.FLOAT) * F.lit(1_000_000.0))
     beyond = F.least(F.greatest(micros, F.lit(float(-BEYOND))), F.lit(float(BEYOND)))
     return _End(shifted(t, F.when(micros.isNotNull(), beyond), low=low, adjust=adjust), True)
+
+
+def _exact_end(spec: BandSpec, lmap: dict[str, str], offset: Column | None) -> Column | None:
+    """``left_on + offset`` added exactly, then rounded once to a double.
+
+    For float-kind windows whose left time and offset are integers or decimals (a
+    ``decimal(10, 2)`` time, say): ``0.20 + 0.10`` is ``0.30`` here, while in doubles
+    it is past the double of ``0.30`` and would miss a right time there. ``None``
+    where either is floating point.
+    """
+    base = _as_decimal(col(lmap[spec.left_on]), spec.left.schema[spec.left_on])
+    if base is None or offset is None:
+        return None
+    return (base + offset).cast("double")
+
+
+def _as_decimal(c: Column, f: T.StructField) -> Column | None:
+    """An integer or decimal column as an exact decimal, ``None`` for other types."""
+    if isinstance(f.dataType, T.DecimalType):
+        return c
+    if isinstance(f.dataType, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
+        return c.cast("decimal(20,0)")
+    return None
+
+
+def _decimal_literal(value: float) -> Column | None:
+    """A constant offset as the decimal it was written as (``0.1``, not its double).
+
+    ``None`` where no decimal column type holds it.
+    """
+    if not math.isfinite(value):
+        return None
+    exact = Decimal(repr(value))
+    digits, exponent = len(exact.as_tuple().digits), int(exact.as_tuple().exponent)
+    if not -18 <= exponent <= 0 or digits > 18:
+        return None
+    return F.lit(exact)
 
 
 def _closed_offset(value: float, *, low: bool, closed: bool) -> int:
