@@ -105,10 +105,15 @@ def interval_aggregate(
       window per key ordered by time and a tie rank derived from ``closed``; running
       sums give every aggregate at every point. One shuffle and sort of points + 2 x
       intervals. Only ``sum``, ``count`` and ``mean`` (running sums are invertible).
-      Integer and decimal sums are exact; for float/double columns NaN and
-      infinities are counted apart (exact), but finite values are running sums, so
-      the result can differ from a direct sum by rounding that grows with the
-      magnitudes seen earlier in the key (use ``"join"`` when that matters).
+      Integer and decimal sums are exact (integers are summed in two 32-bit halves,
+      so a running sum overflows only where a point's own sum does; a decimal of
+      more than 28 digits can overflow a running sum where a direct sum would
+      not); for float/double
+      columns NaN and infinities are counted apart (exact), but finite values are
+      running sums, so the result can differ from a direct sum by rounding that
+      grows with the magnitudes seen earlier in the key (an earlier ``1e20`` can
+      absorb a later ``1.0`` whole, and finite values whose running sum leaves the
+      double range give an infinity): use ``"join"`` when that matters.
     * ``"bucketed_sweep"``: the same cut into time buckets per key, with the totals of
       earlier buckets carried into each bucket; exact for any bucket layout, and a hot
       key is spread over many tasks.
