@@ -60,6 +60,14 @@ def test_numpy_numbers_for_numeric_columns():
         parse_duration("tolerance", np.int64(5), TS)
 
 
+def test_integers_past_the_double_range():
+    """An int too large for a double is exact for integer columns and an infinity for
+    float ones (it was an OverflowError)."""
+    assert parse_duration("lower", -(10**400), TimeKind.INTEGER) == -(10**400)
+    assert parse_duration("lower", -(10**400), TimeKind.FLOAT) == float("-inf")
+    assert parse_duration("upper", 10**400, TimeKind.FLOAT) == float("inf")
+
+
 def test_decimals_for_numeric_columns(spark):
     """A ``decimal.Decimal`` (the natural duration of decimal times) is exact where whole."""
     assert parse_duration("tolerance", Decimal("5"), INT) == 5

@@ -168,9 +168,16 @@ def parse_duration(argument: str, value: Any, kind: TimeKind) -> int | float:
         )
         raise DurationError(msg)
     number = _as_number(argument, value)
-    if kind is TimeKind.INTEGER and float(number).is_integer():
+    if isinstance(number, int):
+        if kind is TimeKind.INTEGER:
+            return number
+        try:
+            return float(number)
+        except OverflowError:  # 10**400: beyond every float time, as an infinity is
+            return math.inf if number > 0 else -math.inf
+    if kind is TimeKind.INTEGER and number.is_integer():
         return int(number)
-    return float(number)
+    return number
 
 
 def _is_numpy_timedelta(value: Any) -> bool:
