@@ -174,6 +174,23 @@ def _special_sum(s: Column, j: int) -> Column:
     )
 
 
+def _halves_sum(high: Column, low: Column, *, mean: bool) -> Column:
+    """The integer sum from the running sums of its halves (:func:`_sum_deltas`).
+
+    ``low`` (the low halves, each below 2**32) carries into ``high``; the sum is a long
+    where ``high`` then fits 32 bits, put together by bit operations. Past that only
+    a decimal holds it, and its cast to a long fails (ANSI) as Spark's ``sum`` would.
+    A mean divides a double (Spark's ``avg`` of integers sums in doubles).
+    """
+    if mean:
+        return high.cast("double") * F.lit(float(2**32)) + low.cast("double")
+    top = high + F.shiftright(low, 32)
+    bits = F.shiftleft(top, 32).bitwiseOR(low.bitwiseAND(F.lit(0xFFFFFFFF)))
+    wide = "decimal(38,0)"
+    exact = high.cast(wide) * F.lit(2**32).cast(wide) + low.cast(wide)
+    return F.when(top.between(-(2**31), 2**31 - 1), bits).otherwise(exact.cast("long"))
+
+
 def point_struct_type(spec: IntervalSpec) -> T.StructType:
     """Return the type of the ``__cj_p`` struct."""
     return T.StructType(
@@ -194,11 +211,7 @@ def _aggregate(a: AggSpec, spec: IntervalSpec) -> Column:
     if f"{sum_column(j)}_nan" in deltas:
         s = _special_sum(s, j)
     elif sum_column(j) + LOW in deltas:
-        # Exact as a decimal; the cast to the result type fails only past the long range.
-        wide = "decimal(38,0)"
-        s = s.cast(wide) * F.lit(2**32).cast(wide) + F.col(sum_column(j) + LOW).cast(wide)
-        if a.function == "mean":
-            s = s.cast("double")
+        s = _halves_sum(s, F.col(sum_column(j) + LOW), mean=a.function == "mean")
     if a.function == "sum":
         return F.when(c > 0, s.cast(a.result_type))
     return F.when(c > 0, (s / c).cast(a.result_type))
