@@ -69,7 +69,8 @@ def interval_aggregate(
     strategy
         ``"auto"``, ``"sweep"``, ``"bucketed_sweep"`` or ``"join"`` (see Notes).
     buckets
-        For ``"bucketed_sweep"`` (``"auto"`` then takes it): an ``int`` is a number of
+        For ``"bucketed_sweep"`` (``"auto"`` then takes it, unless an aggregate needs
+        ``"join"``, which has no buckets and ignores them): an ``int`` is a number of
         equal-width time buckets over the global time range; anything else is a bucket
         width (``"1 hour"``, a ``timedelta``, or a number -- also a numeric string --
         for numeric times).
