@@ -51,10 +51,12 @@ def test_asof_suite_on_spark_connect(server):
 
 
 def test_band_interval_and_aggregation_suites_on_spark_connect(server):
-    """The other families' suites (their choices' tests for inputs Spark cannot size
-    skip: a Connect client's local rows are always sized)."""
+    """The other families' suites, and the key and time zone rules of every function
+    (the choices' tests for inputs Spark cannot size skip: a Connect client's local
+    rows are always sized)."""
     _suite(server, "band, interval join and interval aggregation suites",
-           "tests/band", "tests/interval_join", "tests/intervals", "tests/test_self_joins.py")
+           "tests/band", "tests/interval_join", "tests/intervals", "tests/test_self_joins.py",
+           "tests/test_keys.py", "tests/test_time_zones.py")
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
