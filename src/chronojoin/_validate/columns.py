@@ -240,7 +240,7 @@ def _compatible_keys(a: T.DataType, b: T.DataType) -> bool:
         return _collation(a) == _collation(b)
     if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS):
         return True
-    return _all_nullable(a) == _all_nullable(b)
+    return same_type(a, b)
 
 
 def _collation(data_type: T.DataType) -> str:
@@ -248,17 +248,22 @@ def _collation(data_type: T.DataType) -> str:
     return str(getattr(data_type, "collation", "UTF8_BINARY"))
 
 
-def _all_nullable(data_type: T.DataType) -> T.DataType:
-    """``data_type`` with every array element, map value and struct field nullable."""
-    if isinstance(data_type, T.ArrayType):
-        return T.ArrayType(_all_nullable(data_type.elementType), True)
-    if isinstance(data_type, T.MapType):
-        return T.MapType(_all_nullable(data_type.keyType),
-                         _all_nullable(data_type.valueType), True)
-    if isinstance(data_type, T.StructType):
-        return T.StructType([T.StructField(f.name, _all_nullable(f.dataType), True)
-                             for f in data_type.fields])
-    return data_type
+def same_type(a: T.DataType, b: T.DataType) -> bool:
+    """Whether two types (or two schemas, column by column) are the same, nullability aside."""
+    def strip(d: T.DataType) -> Any:
+        j = d.jsonValue()
+        return _drop_nullability(j)
+
+    return bool(strip(a) == strip(b))
+
+
+def _drop_nullability(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _drop_nullability(v) for k, v in obj.items()
+                if k not in ("nullable", "containsNull", "valueContainsNull", "metadata")}
+    if isinstance(obj, list):
+        return [_drop_nullability(v) for v in obj]
+    return obj
 
 
 def keys(

@@ -125,7 +125,7 @@ def ordinal(column: Column, kind: TimeKind) -> Column:
         # time zone (``timestamp_diff`` goes through the session zone: a wall time in
         # its spring-forward gap took the value of the hour after).
         epoch = F.lit("1970-01-01 00:00:00").cast("timestamp_ntz")
-        return interval_micros(column - epoch, MICROS_PER_SECOND)
+        return interval_micros(column - epoch, T.DayTimeIntervalType())
     if kind is TimeKind.DATE:
         return _date_micros(column)
     if kind is TimeKind.INTEGER:
@@ -134,15 +134,23 @@ def ordinal(column: Column, kind: TimeKind) -> Column:
     return F.when(F.isnan(as_double), F.lit(None).cast("double")).otherwise(as_double)
 
 
-def interval_micros(interval: Column, unit: int) -> Column:
+#: Microseconds per unit of a day-time interval's last field (DAY, HOUR, MINUTE, SECOND).
+_INTERVAL_UNITS = {
+    T.DayTimeIntervalType.DAY: MICROS_PER_DAY,
+    T.DayTimeIntervalType.HOUR: 3_600_000_000,
+    T.DayTimeIntervalType.MINUTE: 60_000_000,
+    T.DayTimeIntervalType.SECOND: MICROS_PER_SECOND,
+}
+
+
+def interval_micros(interval: Column, data_type: T.DayTimeIntervalType) -> Column:
     """A day-time interval in microseconds, exact, whatever the session time zone.
 
-    ``unit`` is the microseconds in one unit of the interval type's last field (a day,
-    an hour, a minute or a second): Spark casts the interval to a decimal number of
-    those. A day is 24 hours.
+    Spark casts an interval to a decimal number of its type's last field (days, hours,
+    minutes or seconds); a day is 24 hours.
     """
     # decimal(20,6) holds any day-time interval; the product's type needs no rounding.
-    whole = F.lit(unit).cast("decimal(11,0)")
+    whole = F.lit(_INTERVAL_UNITS[data_type.endField]).cast("decimal(11,0)")
     return (interval.cast("decimal(20,6)") * whole).cast("long")
 
 

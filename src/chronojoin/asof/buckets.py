@@ -33,7 +33,15 @@ from pyspark.sql import types as T
 
 from chronojoin._plan.windows import per_key
 from chronojoin._validate.columns import col
-from chronojoin.asof.frames import BACK, BUCKET, FORWARD, RIGHT_STRUCT, TIME, slot_name
+from chronojoin.asof.frames import (
+    BACK,
+    BUCKET,
+    FORWARD,
+    RIGHT_STRUCT,
+    TIME,
+    reversed_time,
+    slot_name,
+)
 
 log = logging.getLogger("chronojoin.asof")
 
@@ -248,7 +256,7 @@ def _ends_by_aggregate(union: DataFrame, part: list[str], tables: list[Carried])
     overflows at the smallest long), ``-t`` for floating point ones.
     """
     floating = isinstance(union.schema[TIME].dataType, (T.FloatType, T.DoubleType))
-    reversed_time = -F.col(TIME) if floating else F.bitwise_not(F.col(TIME))
+    reversed_t = reversed_time(F.col(TIME), floating)
     aggs = []
     for t in tables:
         r = slot_name(RIGHT_STRUCT, t.slot)
@@ -258,7 +266,7 @@ def _ends_by_aggregate(union: DataFrame, part: list[str], tables: list[Carried])
             last = F.when(is_right, F.struct(F.col(TIME), *tb))
             aggs.append(F.max_by(r, last).alias(f"__cb{t.slot}"))
         if t.forward:
-            first = F.when(is_right, F.struct(reversed_time.alias("nt"), *tb))
+            first = F.when(is_right, F.struct(reversed_t.alias("nt"), *tb))
             aggs.append(F.max_by(r, first).alias(f"__cf{t.slot}"))
     return union.groupBy(*part).agg(*aggs)
 

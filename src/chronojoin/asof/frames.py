@@ -56,6 +56,14 @@ def slot_name(base: str, slot: int) -> str:
     return base if slot == 0 else f"{base}{slot}"
 
 
+def reversed_time(t: Column, floating: bool) -> Column:
+    """Time ordinal ``t`` in reversed order: ``-t`` for doubles, ``~t`` for longs.
+
+    ``-t`` overflows at the smallest long, ``~t`` never; both are their own inverse.
+    """
+    return -t if floating else F.bitwise_not(t)
+
+
 def side_codes(right: RightSpec) -> tuple[int, int]:
     """``(right code, left code)``: the smaller code sorts first at equal times.
 

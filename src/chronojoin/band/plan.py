@@ -182,8 +182,9 @@ def _window_end(
             return _End(end if exact is None else exact, closed)
         return _End(shifted(t, ordinal(c, bound.kind), low=low, adjust=adjust), True)
     if bound.mode is BoundMode.INTERVAL:
-        assert bound.unit is not None
-        micros = interval_micros(c, bound.unit)  # a fixed duration: a day is 24 hours
+        dtype = spec.left.schema[bound.column].dataType
+        assert isinstance(dtype, T.DayTimeIntervalType)
+        micros = interval_micros(c, dtype)  # a fixed duration: a day is 24 hours
         return _End(shifted(t, micros, low=low, adjust=adjust), True)
     # seconds: rounded to microseconds (NaN is NULL, +-inf and huge values saturate)
     micros = F.round(ordinal(c, TimeKind.FLOAT) * F.lit(1_000_000.0))

@@ -36,8 +36,6 @@ class Bound:
     column: str | None = None
     mode: BoundMode | None = None
     kind: TimeKind | None = None  # the bound column's own kind (numeric/absolute)
-    #: Microseconds in one unit of an interval column's last field (its decimal cast).
-    unit: int | None = None
 
 
 @dataclass(frozen=True)
@@ -131,15 +129,6 @@ def _bound(
     return Bound(value=parse_duration(argument, value, kind))
 
 
-#: Microseconds per unit of a day-time interval's last field (DAY, HOUR, MINUTE, SECOND).
-_INTERVAL_UNITS = {
-    T.DayTimeIntervalType.DAY: 86_400_000_000,
-    T.DayTimeIntervalType.HOUR: 3_600_000_000,
-    T.DayTimeIntervalType.MINUTE: 60_000_000,
-    T.DayTimeIntervalType.SECOND: 1_000_000,
-}
-
-
 def _column_bound(
     argument: str, f: T.StructField, kind: TimeKind, time_field: T.StructField
 ) -> Bound:
@@ -154,8 +143,7 @@ def _column_bound(
         if numeric:
             return Bound(column=f.name, mode=BoundMode.SECONDS)
         if isinstance(dtype, T.DayTimeIntervalType):
-            return Bound(column=f.name, mode=BoundMode.INTERVAL,
-                         unit=_INTERVAL_UNITS[dtype.endField])
+            return Bound(column=f.name, mode=BoundMode.INTERVAL)
         if isinstance(dtype, (T.TimestampType, T.TimestampNTZType, T.DateType)):
             own = time_kind(dtype, argument=argument, column=f.name, side="left")
             common_kind([

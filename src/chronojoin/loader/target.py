@@ -14,7 +14,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 
-from chronojoin._validate.columns import col
+from chronojoin._validate.columns import col, same_type
 from chronojoin.errors import InvalidArgumentError, LoaderError, SchemaMismatchError
 from chronojoin.loader.layout import META, atomic_write_json, partition_value, read_json
 
@@ -230,21 +230,3 @@ def widens(batch: T.DataType, table: T.DataType) -> bool:
         if any(kinds[0]) and any(kinds[1]):
             return kinds[0].index(True) < kinds[1].index(True)
     return False
-
-
-def same_type(a: T.DataType, b: T.DataType) -> bool:
-    """Whether two types (or two schemas, column by column) are the same, nullability aside."""
-    def strip(d: T.DataType) -> Any:
-        j = d.jsonValue()
-        return _drop_nullability(j)
-
-    return bool(strip(a) == strip(b))
-
-
-def _drop_nullability(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {k: _drop_nullability(v) for k, v in obj.items()
-                if k not in ("nullable", "containsNull", "valueContainsNull", "metadata")}
-    if isinstance(obj, list):
-        return [_drop_nullability(v) for v in obj]
-    return obj

@@ -48,6 +48,7 @@ from chronojoin.asof.frames import (
     key_names,
     keys_equal,
     left_frame,
+    reversed_time,
     right_frame,
     slot_name,
     tiebreak_names,
@@ -70,9 +71,7 @@ def _time_order(rt: Column, right: RightSpec, forward: bool) -> Column:
 
     ``~x`` for longs never overflows, and the map is its own inverse.
     """
-    if not forward:
-        return rt
-    return -rt if right.time_kind is TimeKind.FLOAT else F.bitwise_not(rt)
+    return reversed_time(rt, right.time_kind is TimeKind.FLOAT) if forward else rt
 
 
 def _order(rt: Column, right: RightSpec, forward: bool, slot: int) -> Column:

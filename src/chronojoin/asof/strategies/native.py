@@ -23,7 +23,7 @@ without a statistics pass.
 
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -38,6 +38,7 @@ from chronojoin.asof.frames import (
     key_names,
     keys_equal,
     left_frame,
+    reversed_time,
     right_frame,
 )
 from chronojoin.asof.spec import AsofSpec, RightSpec
@@ -46,11 +47,6 @@ from chronojoin.errors import InvalidArgumentError
 #: The session configuration that turns on Spark's SortMergeAsOfJoin operator.
 CONF = "spark.sql.join.sortMergeAsOfJoin.enabled"
 _RT, _REVERSED = "__rt", "__rev"
-
-
-def _reversed(t: Column, floating: bool) -> Column:
-    """``t`` in reversed order: ``-t`` as a double, ``~t`` for a long (no overflow)."""
-    return -t.cast("double") if floating else F.bitwise_not(t)
 
 
 def enabled(df: DataFrame) -> bool:
@@ -96,7 +92,8 @@ def plan(
         # one over reversed times, ``~t`` for longs and ``-t`` for doubles.
         floating = any(isinstance(df.schema[c].dataType, (T.FloatType, T.DoubleType))
                        for df, c in ((lf, TIME), (rf, _RT)))
-        lf, rf = (df.withColumn(_REVERSED, _reversed(F.col(c), floating))
+        lf, rf = (df.withColumn(_REVERSED, reversed_time(
+                      F.col(c).cast("double") if floating else F.col(c), floating))
                   for df, c in ((lf, TIME), (rf, _RT)))
     on = (_REVERSED, _REVERSED) if forward else (TIME, _RT)
     joined = lf._joinAsOf(
