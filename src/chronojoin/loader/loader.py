@@ -16,7 +16,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from chronojoin._session import local_cores
-from chronojoin._validate.columns import check_dataframe, col
+from chronojoin._validate.columns import check_dataframe, col, same_type
 from chronojoin.errors import (
     ConcurrentWriterError,
     IndexRebuiltWarning,
@@ -179,7 +179,7 @@ class IncrementalLoader:
                     return _skipped(prior, stats, bid, start)
                 # The schema read before the lock may be another writer's by now (two
                 # first loads at once): then the batch is conformed to it again.
-                if not target.same_type(self._schema(tgt, pcol_type) or shape, shape):
+                if not same_type(self._schema(tgt, pcol_type) or shape, shape):
                     continue
                 manifest = self._load(tgt, rows, shape, stats, bid)
                 # after the commit: a failed first load records nothing
