@@ -1,4 +1,5 @@
-"""Columns Spark can neither compare, order nor hash: maps, variants and geometries.
+"""Columns Spark can neither compare, order nor hash: maps, variants and geometries;
+and calendar intervals, which it can hash but not compare.
 
 As payload (any column that is not a key, a time or a bound) they must pass through
 every plan unchanged, including the plans that compare whole rows (an interval left
@@ -317,3 +318,82 @@ def test_sort_merge_refuses_columns_arrow_cannot_carry(sides):
         cj.asof_join(left, right, on="t", by="k", strategy="sort_merge")
     out = cj.asof_join(left, right, on="t", by="k", strategy="union")
     assert out.where("span is not null").count() == 4
+
+
+def _spans(df, *, suffix=""):
+    """Add a calendar interval ``c`` of ``n`` days (Spark can hash it, not compare it)."""
+    return df.withColumn("c" + suffix, F.make_interval(days=F.col("n" + suffix)))
+
+
+def _days(df, *names):
+    """Each row's ``n`` columns beside their calendar interval, as text."""
+    cols = []
+    for n in names:
+        cols += [F.col(n), F.col(n.replace("n", "c", 1)).cast("string")]
+    return sorted((tuple(r) for r in df.select(*cols).collect()),
+                  key=lambda r: tuple((x is None, x) for x in r))
+
+
+def _check_days(rows):
+    for row in rows:
+        for n, c in zip(row[::2], row[1::2]):
+            assert c == (None if n is None else "0 seconds" if n == 0 else f"{n} days"), row
+
+
+@pytest.mark.parametrize("bin_size", [None, 4])
+def test_left_joins_compare_rows_holding_calendar_intervals(sides, bin_size):
+    # Float times put band's left join, and intervals of many lengths put the interval
+    # left join, on the plan that finds unmatched rows by comparing whole left rows.
+    left, right = (_spans(sides[0]), _spans(sides[1], suffix="_r"))
+    fleft = left.withColumn("t", F.col("t").cast("double"))
+    fright = right.withColumn("t", F.col("t").cast("double"))
+    band = cj.band_join(fleft, fright, left_on="t", right_on="t", lower=-10, upper=0,
+                        by="k", how="left", bin_size=bin_size)
+    rows = _days(band, "n", "n_r")
+    _check_days(rows)
+    assert [(r[0], r[2]) for r in rows] == [(0, 100), (1, 101), (1, 101), (1, 102),
+                                            (1, 102), (2, None), (3, None), (4, None)]
+    joined = cj.interval_join(left, right, left_start="t", right_start="t", right_end="e",
+                              by="k", how="left", bin_size=bin_size)
+    rows = _days(joined, "n", "n_r")
+    _check_days(rows)
+    assert [(r[0], r[2]) for r in rows] == [(0, 100), (1, 101), (1, 101), (1, 102),
+                                            (1, 102), (2, 104), (3, None), (4, None)]
+
+
+@pytest.mark.parametrize("strategy", ["auto", "union", "exploding", "broadcast"])
+def test_asof_join_and_aggregates_carry_calendar_intervals(sides, strategy):
+    left, right = (_spans(sides[0]), _spans(sides[1], suffix="_r"))
+    rows = _days(cj.asof_join(left, right, on="t", by="k", strategy=strategy), "n", "n_r")
+    _check_days(rows)
+    assert [(r[0], r[2]) for r in rows] == [(0, 100), (1, 102), (1, 102), (2, 104),
+                                            (3, None), (4, None)]
+    out = cj.interval_aggregate(left, right, by="k", time="t", start="t", end="e",
+                                aggs={"all": ("collect_list", "c_r"),
+                                      "distinct": ("collect_set", "c_r")})
+    got = {r["n"]: (sorted(r["all"]), sorted(r["distinct"]))
+           for r in out.select("n", F.col("all").cast("array<string>").alias("all"),
+                               F.col("distinct").cast("array<string>").alias("distinct"))
+           .collect()}
+    assert got == {0: (["100 days"], ["100 days"]), 1: (["101 days", "102 days"],) * 2,
+                   2: (["104 days"], ["104 days"]), 3: ([], []), 4: ([], [])}
+
+
+def test_calendar_intervals_as_keys_or_compared_values_are_refused(sides):
+    left, right = (_spans(sides[0]), _spans(sides[1], suffix="_r"))
+    keyed = right.withColumn("c", F.col("c_r"))
+    for call in [lambda: cj.asof_join(left, keyed, on="t", by="c"),
+                 lambda: cj.band_join(left, keyed, left_on="t", right_on="t", lower=0,
+                                      upper=1, by="c"),
+                 lambda: cj.interval_join(left, keyed, left_start="t", right_start="t",
+                                          right_end="e", by="c")]:
+        with pytest.raises(InvalidArgumentError, match=r"`by`: key 'c' of left has type "
+                                                       r"interval; an interval cannot be"):
+            call()
+    with pytest.raises(InvalidArgumentError, match=r"`tiebreak`: column 'c_r' of right has "
+                                                   r"type interval; an interval cannot be"):
+        cj.asof_join(left, right, on="t", by="k", tiebreak="c_r")
+    with pytest.raises(InvalidArgumentError, match=r"'max' cannot compare values of column "
+                                                   r"'c_r' of intervals \(interval: an interval"):
+        cj.interval_aggregate(left, right, by="k", time="t", start="t", end="e",
+                              aggs={"x": ("max", "c_r")})

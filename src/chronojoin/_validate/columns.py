@@ -175,13 +175,18 @@ def holds(data_type: T.DataType, types: tuple[type[T.DataType], ...]) -> T.DataT
 def incomparable(data_type: T.DataType, *, variant: bool = True) -> str | None:
     """What makes ``data_type`` impossible to compare, order or hash, or ``None``.
 
-    Spark can do none of these with a map, a variant, a geometry or a geography
-    (``"a map"``, ``"a variant"``, ...), nor with a struct or array that holds one.
-    ``variant=False`` looks for maps only (``collect_set`` takes the others).
+    Spark can do none of these with a map, a variant, a geometry, a geography or a
+    calendar interval (``"a map"``, ``"a variant"``, ..., ``"an interval"``), nor with a
+    struct or array that holds one. ``variant=False`` looks for maps only
+    (``collect_set`` takes the others).
     """
-    kinds = (T.MapType, T.VariantType, T.SpatialType) if variant else (T.MapType,)
+    kinds: tuple[type[T.DataType], ...] = (T.MapType,)
+    if variant:
+        kinds = (*kinds, T.VariantType, T.SpatialType, T.CalendarIntervalType)
     found = holds(data_type, kinds)
-    return None if found is None else "a " + found.typeName()
+    if found is None:
+        return None
+    return "an interval" if isinstance(found, T.CalendarIntervalType) else "a " + found.typeName()
 
 
 def comparable(column: Column, data_type: T.DataType) -> Column:
@@ -190,10 +195,12 @@ def comparable(column: Column, data_type: T.DataType) -> Column:
     For equality tests and hashes of whole rows, where equal values give equal
     stand-ins and distinct values distinct ones: a geometry or geography's SRID and
     well-known binary (also inside structs, arrays and maps), then the JSON text of a
-    map or variant (or of a struct or array holding one).
+    map, variant or calendar interval (or of a struct or array holding one). A calendar
+    interval's text (``"1 years 2 months 3 days"``) is a function of its months, days
+    and microseconds, as its equality is.
     """
     flat = _spatial_free(column, data_type)
-    if holds(data_type, (T.MapType, T.VariantType)):
+    if holds(data_type, (T.MapType, T.VariantType, T.CalendarIntervalType)):
         return F.to_json(F.array(flat), _EXACT_JSON)
     return flat
 
