@@ -170,3 +170,55 @@ def test_demo_runs(capsys):
     assert main(["demo", "--ids", "300", "--strategies", "union", "--master", "local[2]"]) == 0
     out = capsys.readouterr().out
     assert "union" in out and "generated" in out
+
+
+@pytest.fixture
+def no_spark(monkeypatch):
+    """The command fails if it starts a session: its checks come before Spark."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("a session was started")
+
+    monkeypatch.setattr("chronojoin.cli.session.session", refuse)
+
+
+@pytest.mark.parametrize(("out", "said"), [
+    ("left", "is the input"),
+    ("left/part", "is inside the input"),
+    (".", "contains the input"),
+    ("file://{tmp}/left/", "is the input"),
+])
+def test_output_over_an_input_is_refused_before_spark(spark, inputs, capsys, no_spark, out,
+                                                       said):
+    """--out equal to, holding or inside an input path would destroy it with overwrite."""
+    before = sorted(map(tuple, spark.read.parquet(str(inputs / "left")).collect()))
+    target = out.format(tmp=inputs) if out.startswith("file:") else str(inputs / out)
+    left = str(inputs / "left")
+    code = main(["asof", left, str(inputs / "right.csv"), "--out", target, "--on", "t",
+                 "--mode", "overwrite", "--master", "local[2]"])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"chronojoin asof: error: --out {target} {said} {left}: writing there "
+                   "would destroy or corrupt that input; choose another --out")
+    assert sorted(map(tuple, spark.read.parquet(left).collect())) == before
+
+
+@pytest.mark.parametrize(("command", "options"), [
+    ("band", ["--left-on", "t", "--right-on", "t", "--lower", "-1", "--upper", "0"]),
+    ("interval", []),
+    ("interval-join", ["--left-start", "t", "--right-start", "t", "--right-end", "t"]),
+])
+def test_every_join_command_keeps_its_inputs(inputs, capsys, no_spark, command, options):
+    right = str(inputs / "right.csv")
+    assert main([command, str(inputs / "left"), right, "--out", right, *options]) == 2
+    assert f"error: --out {right} is the input {right}: " in capsys.readouterr().err
+
+
+def test_output_and_input_locations_compare_normalised():
+    from chronojoin.cli.errors import CliError
+    from chronojoin.cli.session import check_not_input
+
+    check_not_input("hdfs://nn/data/out", ["hdfs://nn/data/left", "s3a://nn/data/out"])
+    check_not_input("joined", ["joined_left", "left"])
+    for out in ("hdfs://NN:8020/data/./left/", "HDFS://nn:8020/data", "hdfs://nn:8020/data/left/x"):
+        with pytest.raises(CliError, match=r"^--out "):
+            check_not_input(out, ["hdfs://nn:8020/data/left"])

@@ -13,9 +13,10 @@ import logging
 import re
 import sys
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from chronojoin.cli.errors import CliError, first_line
-from chronojoin.cli.session import check_output
+from chronojoin.cli.session import check_not_input, check_output
 from chronojoin.errors import ChronojoinError
 
 #: command name -> (module, one-line help)
@@ -116,12 +117,15 @@ def _choices_on_stderr(on: bool) -> Iterator[None]:
 
 def _execute(args: argparse.Namespace) -> int:
     try:
-        # An output that exists or cannot be written, before Spark starts (a Connect
-        # server writes on its own file system: it says so after the join).
-        local = not getattr(args, "remote", None)
-        if hasattr(args, "mode") and getattr(args, "out", None) and local:
-            check_output(args.out, args.mode)
-        result: int = _module(COMMANDS[args.command][0]).execute(args)
+        module = _module(COMMANDS[args.command][0])
+        # An output over an input, whatever the mode and wherever the files are; one
+        # that exists or cannot be written, before Spark starts (a Connect server
+        # writes on its own file system: it says so after the join).
+        if hasattr(args, "mode") and getattr(args, "out", None):
+            check_not_input(args.out, _input_paths(args, module))
+            if not getattr(args, "remote", None):
+                check_output(args.out, args.mode)
+        result: int = module.execute(args)
     except CliError as exc:
         print(f"chronojoin {args.command}: error: {exc}", file=sys.stderr)
         return 2
@@ -134,6 +138,17 @@ def _execute(args: argparse.Namespace) -> int:
         print(f"chronojoin {args.command}: error: {message}", file=sys.stderr)
         return 1
     return result
+
+
+def _input_paths(args: argparse.Namespace, module: Any) -> list[str]:
+    """The input paths of a command (its ``INPUTS`` arguments); none for table names."""
+    if getattr(args, "format", None) == "table":
+        return []
+    paths: list[str] = []
+    for name in getattr(module, "INPUTS", ()):
+        value = getattr(args, name)
+        paths.extend(value if isinstance(value, list) else [value])
+    return paths
 
 
 def run() -> None:

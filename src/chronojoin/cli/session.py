@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import posixpath
 import re
 import shutil
 import socket
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
@@ -200,6 +201,54 @@ def check_output(path: str, mode: str) -> None:
         msg = f"output path exists: {path} (use --mode overwrite)"
         raise CliError(msg)
     check_writable(path)
+
+
+def check_not_input(out: str, inputs: Sequence[str]) -> None:
+    """``out`` is neither an input path, nor a directory holding one, nor inside one.
+
+    Writing there would delete the input (``--mode overwrite``) or add files to it.
+    Local paths are compared absolute, with symbolic links resolved (a ``file:`` URL
+    as its path); other URLs by their normalised text (scheme and host in lower case).
+    """
+    target = _location(out)
+    for path in inputs:
+        source = _location(path)
+        if target == source:
+            relation = "is"
+        elif _inside(source, target):
+            relation = "contains"
+        elif _inside(target, source):
+            relation = "is inside"
+        else:
+            continue
+        msg = (f"--out {out} {relation} the input {path}: writing there would destroy or "
+               "corrupt that input; choose another --out")
+        raise CliError(msg)
+
+
+def local_path(path: str) -> str | None:
+    """The local path that ``path`` names: itself, or a ``file:`` URL's path.
+
+    ``None`` for a URL of another scheme (``hdfs://``, ``s3a://``) or another host.
+    """
+    if path[:5].lower() == "file:":
+        parsed = urlparse(path)
+        return (parsed.path or None) if parsed.netloc in ("", "localhost") else None
+    return None if "://" in path else path
+
+
+def _location(path: str) -> str:
+    """One spelling of a location, for comparisons (see :func:`check_not_input`)."""
+    local = local_path(path)
+    if local is not None:
+        return os.path.realpath(local)
+    parsed = urlparse(path)
+    return (f"{parsed.scheme.lower()}://{parsed.netloc.lower()}"
+            f"{posixpath.normpath(parsed.path or '/')}")
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip("/") + "/")
 
 
 def check_writable(path: str) -> None:

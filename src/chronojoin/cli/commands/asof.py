@@ -15,6 +15,9 @@ from chronojoin._typing import AsofStrategy
 from chronojoin.cli import options, session
 from chronojoin.cli.errors import CliError
 
+#: The arguments naming input paths (``--out`` may be none of them, nor hold one).
+INPUTS = ("left", "right")
+
 #: The options of the library's arguments whose names differ (see ``main.in_cli_terms``).
 FLAGS = {
     "allow_exact_matches": "--strict", "right.on": "--right-on", "right.by": "--right-by",

@@ -7,6 +7,9 @@ import time
 
 from chronojoin.cli import options, session
 
+#: The arguments naming input paths (``--out`` may be none of them, nor hold one).
+INPUTS = ("left", "right")
+
 
 def add_common(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``band`` and ``interval-join``."""

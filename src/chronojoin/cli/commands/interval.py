@@ -8,6 +8,9 @@ import time
 from chronojoin.cli import options, session
 from chronojoin.cli.errors import CliError
 
+#: The arguments naming input paths (``--out`` may be none of them, nor hold one).
+INPUTS = ("points", "intervals")
+
 FUNCTIONS = ("sum", "count", "mean", "min", "max", "collect_list", "collect_set")
 
 

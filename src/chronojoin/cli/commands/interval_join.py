@@ -8,6 +8,9 @@ import time
 from chronojoin.cli import options, session
 from chronojoin.cli.commands.band import add_common
 
+#: The arguments naming input paths (``--out`` may be none of them, nor hold one).
+INPUTS = ("left", "right")
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``chronojoin interval-join``."""
