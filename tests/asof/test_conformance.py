@@ -177,6 +177,22 @@ def test_no_key_global_timeline(spark, strategy, direction):
 
 
 @pytest.mark.parametrize("strategy", ["union", "sort_merge"])
+@pytest.mark.parametrize("direction", ["backward", "forward", "nearest"])
+def test_no_key_timeline_in_more_buckets_than_can_be_listed(spark, strategy, direction):
+    # A billion buckets over a few hundred rows: only the buckets holding rows cost
+    # anything (listing every bucket of the grid would take hours).
+    left, right = random_rows(seed=6, n_keys=1, null_share=0.0, t_max=400)
+    ldf, rdf = _frames(spark, left, right, "int")
+    out = cj.asof_join(ldf, rdf.drop("k"), on="t", direction=direction, tiebreak="tb",
+                       strategy=strategy, buckets=10**9)
+    lnum = [dict(r, k=1) for r in left]
+    rnum = [dict(r, k=1) for r in right]
+    expected = brute_force(lnum, rnum, left_on="t", right_on="t", left_by=["k"],
+                           right_by=["k"], direction=direction, tiebreak=["tb"])
+    _check(out, left, expected, "left")
+
+
+@pytest.mark.parametrize("strategy", ["union", "sort_merge"])
 @pytest.mark.parametrize("buckets", [1, np.int64(3), 50])  # numpy: a pandas user's count
 def test_bucketed_keys_equal_unbucketed(spark, strategy, buckets):
     left, right = random_rows(seed=5, t_max=200)

@@ -45,6 +45,10 @@ from chronojoin.asof.frames import (
 
 log = logging.getLogger("chronojoin.asof")
 
+#: The most ``(keys, bucket)`` pairs listed from the grid (:func:`_every_bucket`);
+#: past it (a large ``buckets=``) the pairs come from the rows themselves.
+LISTED_BUCKETS = 1 << 16
+
 
 @dataclass(frozen=True)
 class Layout:
@@ -271,14 +275,17 @@ def _ends_by_aggregate(union: DataFrame, part: list[str], tables: list[Carried])
     return union.groupBy(*part).agg(*aggs)
 
 
-def _every_bucket(union: DataFrame, keys: list[str], layout: Layout) -> DataFrame:
+def _every_bucket(union: DataFrame, keys: list[str], layout: Layout) -> DataFrame | None:
     """Every ``(keys, bucket)`` a row of ``union`` can fall in, without reading it.
 
     The buckets are ``0 .. count - 1`` of the grid :func:`bucketize` laid (for the hot
-    keys only, with keys); a bucket without rows is harmless.
+    keys only, with keys); a bucket without rows is harmless. ``None`` when there are
+    more than :data:`LISTED_BUCKETS` of them.
     """
     spark = union.sparkSession
     count = layout.buckets or default_count(union)
+    if count * max(1, len(layout.hot_keys or ())) > LISTED_BUCKETS:
+        return None
     buckets = spark.range(count).select(F.col("id").cast("int").alias(BUCKET))
     if not keys:
         return buckets
@@ -290,14 +297,17 @@ def _every_bucket(union: DataFrame, keys: list[str], layout: Layout) -> DataFram
 
 
 def _ends_by_time(rows: DataFrame, part: list[str], tables: list[Carried],
-                  every: DataFrame) -> DataFrame:
+                  every: DataFrame | None) -> DataFrame:
     """:func:`_ends_by_aggregate` for few buckets, without sorting the rows.
 
     A hash aggregate finds each bucket's greatest (smallest) right time; the rows at
     that time, found through a broadcast of those few buckets, are the only ones whose
     struct is compared (the tie-breaks decide among them). ``every`` lists every
     bucket (:func:`_every_bucket`), so that a bucket with left rows only still gets
-    a row to receive the carried values, without a second pass over ``rows``.
+    a row to receive the carried values, without a second pass over ``rows``. Without
+    that list (too many buckets to list), the pass that finds the rows at the ends'
+    times aggregates every row instead of those rows only, so that every bucket
+    holding rows gets its row from it; the ends are then joined, not broadcast.
     """
     times = []
     for t in tables:
@@ -317,6 +327,8 @@ def _ends_by_time(rows: DataFrame, part: list[str], tables: list[Carried],
                 hit = F.col(r).isNotNull() & (F.col(TIME) == F.col(at))
                 hits.append(hit)
                 picks.append(F.max_by(r, F.when(hit, order)).alias(name))
+    if every is None:
+        return rows.join(ends, on=part).groupBy(*part).agg(*picks)
     any_hit = reduce(lambda a, b: a | b, hits)
     found = rows.join(F.broadcast(ends), on=part).where(any_hit).groupBy(*part).agg(*picks)
     return every.join(found, on=part, how="left")
