@@ -222,3 +222,33 @@ def test_output_and_input_locations_compare_normalised():
     for out in ("hdfs://NN:8020/data/./left/", "HDFS://nn:8020/data", "hdfs://nn:8020/data/left/x"):
         with pytest.raises(CliError, match=r"^--out "):
             check_not_input(out, ["hdfs://nn:8020/data/left"])
+
+
+def test_existing_url_output_is_one_line_error(inputs, capsys):
+    """A ``file:`` URL out that exists (Spark finds it when it writes) ends in one line."""
+    (inputs / "exists").mkdir()
+    code = main(["asof", str(inputs / "left"), str(inputs / "right.csv"), "--out",
+                 f"file://{inputs / 'exists'}", "--on", "t", "--master", "local[2]"])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("chronojoin asof: error: ") and "\n" not in err
+    assert "--mode overwrite" in err
+
+
+def test_write_errors_are_one_line(spark, tmp_path):
+    from chronojoin.cli.errors import CliError
+    from chronojoin.cli.session import write
+
+    (tmp_path / "exists").mkdir()
+    (tmp_path / "file").write_text("not a directory")
+    df = spark.range(2)
+    url = f"file://{tmp_path / 'exists'}"
+    with pytest.raises(CliError, match=rf"^cannot write {url}: \[PATH_ALREADY_EXISTS\] .*"
+                                       r" \(use --mode overwrite\)$") as exc:
+        write(df, url)
+    assert "\n" not in str(exc.value)
+    bad = f"file://{tmp_path / 'file' / 'out'}"
+    with pytest.raises(CliError, match=rf"^cannot write {bad}: \S*ParentNotDirectoryException: "
+                                       r"[^\n]*$") as exc:
+        write(df, bad, "overwrite")
+    assert "--mode" not in str(exc.value)

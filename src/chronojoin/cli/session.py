@@ -171,23 +171,28 @@ def quiet(spark: SparkSession) -> Iterator[None]:
 
 
 def write(df: DataFrame, path: str, mode: str = "errorifexists") -> None:
-    """Write ``df`` as Parquet.
+    """Write ``df`` as Parquet; a failed write is a one-line error.
 
-    On a classic session the output was checked before Spark started
-    (:func:`check_output`); a Connect server's existing output is an error here.
+    On a classic session a local output was checked before Spark started
+    (:func:`check_output`); a URL's or a Connect server's existing output, or one that
+    cannot be written, is found here.
     """
     from pyspark.errors import AnalysisException
 
-    if is_connect(df):
-        try:  # the Connect writer knows the default mode as "error" only
-            df.write.mode("error" if mode == "errorifexists" else mode).parquet(path)
-        except AnalysisException as exc:
-            msg = f"cannot write {path}: {first_line(exc)}"
-            if mode != "overwrite":
-                msg += " (use --mode overwrite if it exists)"
-            raise CliError(msg) from exc
-        return
-    df.write.mode(mode).parquet(path)
+    errors: tuple[type[Exception], ...] = (AnalysisException,)
+    if is_connect(df):  # the Connect writer knows the default mode as "error" only
+        mode_ = "error" if mode == "errorifexists" else mode
+    else:  # a JVM error of no Python class of its own (an IOException, say)
+        from py4j.protocol import Py4JJavaError
+
+        errors, mode_ = (*errors, Py4JJavaError), mode
+    try:
+        df.write.mode(mode_).parquet(path)
+    except errors as exc:
+        msg = f"cannot write {path}: {spark_message(exc)}"
+        if mode != "overwrite" and "PATH_ALREADY_EXISTS" in msg:
+            msg += " (use --mode overwrite)"
+        raise CliError(msg) from exc
 
 
 def check_output(path: str, mode: str) -> None:
