@@ -92,3 +92,43 @@ def test_load_takes_a_batch_from_a_metastore_table(spark, tables, tmp_path, caps
                  "--partition-by", "label"]) == 2
     assert capsys.readouterr().err.strip().endswith(
         "input path does not exist: cj_cli_right (a metastore table? add --input-format table)")
+
+
+def test_json_written_by_spark_keeps_its_timestamps(spark, tmp_path, capsys):
+    """Parquet -> JSON (Spark's writer) -> the command: the time column is a timestamp
+    again; strings that only look like dates or years stay strings."""
+    import datetime as dt
+
+    left = spark.createDataFrame([(1, dt.datetime(2024, 1, 1, 12), "2024")],
+                                 "id long, ts timestamp, label string")
+    right = spark.createDataFrame(
+        [(1, dt.datetime(2024, 1, 1, 11, 30, 0, 250001), dt.date(2024, 1, 2), "a")],
+        "id long, ts timestamp, day date, v string")
+    left.write.parquet(str(tmp_path / "left"))
+    right.write.parquet(str(tmp_path / "right"))
+    spark.read.parquet(str(tmp_path / "right")).write.json(str(tmp_path / "right.json"))
+    out = tmp_path / "out"
+    assert main(["asof", str(tmp_path / "left"), str(tmp_path / "right.json"), "--on", "ts",
+                 "--by", "id", "--out", str(out)]) == 0, capsys.readouterr().err
+    result = spark.read.parquet(str(out))
+    assert dict(result.dtypes) == {"id": "bigint", "ts": "timestamp", "label": "string",
+                                   "ts_right": "timestamp", "day": "string", "v": "string"}
+    # the writer keeps milliseconds
+    assert result.collect()[0].ts_right == dt.datetime(2024, 1, 1, 11, 30, 0, 250000)
+
+
+def test_load_takes_json_batches_with_timestamps(spark, tmp_path, capsys):
+    import datetime as dt
+
+    rows = [(1, "a", dt.datetime(2024, 1, 1, 10)), (2, "b", dt.datetime(2024, 1, 2, 10))]
+    first = spark.createDataFrame(rows, "user_id long, region string, ts timestamp")
+    first.write.parquet(str(tmp_path / "first"))
+    first.union(spark.createDataFrame([(3, "a", dt.datetime(2024, 1, 3))], first.schema)) \
+        .write.json(str(tmp_path / "second.json"))
+    base = ["--table", str(tmp_path / "table"), "--keys", "user_id", "--partition-by", "region"]
+    assert main(["load", str(tmp_path / "first"), *base]) == 0
+    assert main(["load", str(tmp_path / "second.json"), *base]) == 0, capsys.readouterr().err
+    assert "rows_appended: 1" in capsys.readouterr().out
+    assert main(["load", str(tmp_path / "second.json"), "--input-format", "json",
+                 "--batch-id", "again", *base]) == 0
+    assert "rows_appended: 0" in capsys.readouterr().out

@@ -107,6 +107,11 @@ _ERROR_CLASS = re.compile(r"\[[A-Z][A-Z0-9_]*(\.[A-Z0-9_]+)*\] ")
 _JAVA_EXCEPTION = re.compile(r"(?<![\w.])(?:[a-z]\w*\.)+\w*(?:Exception|Error): \S")
 
 
+#: The timestamps Spark's JSON writer emits (``2024-01-01T12:00:00.000Z``), with up to
+#: six digits of fraction and an optional offset. JSON inputs infer timestamps in this
+#: form only: Spark's default pattern also takes ``"2024"`` and ``"2024-01-02"`` for times.
+JSON_TIMESTAMPS = "yyyy-MM-dd'T'HH:mm:ss[.SSSSSS][XXX]"
+
 #: The input format a path's extension stands for (any other path: Parquet).
 _EXTENSIONS = {".csv": "csv", ".json": "json", ".jsonl": "json", ".ndjson": "json",
                ".orc": "orc"}
@@ -132,6 +137,9 @@ def read(spark: SparkSession, path: str, fmt: str | None = None, *,
         with quiet(spark):
             if fmt == "csv":
                 df = spark.read.csv(path, header=True, inferSchema=True)
+            elif fmt == "json":
+                df = (spark.read.format("json").option("inferTimestamp", "true")
+                      .option("timestampFormat", JSON_TIMESTAMPS).load(path))
             else:
                 df = spark.read.format(fmt).load(path)
             if remote:
