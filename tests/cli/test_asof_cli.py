@@ -140,6 +140,19 @@ def test_master_urls_spark_accepts():
         assert master_url(url) == url
 
 
+@pytest.mark.parametrize(("master", "loopback"), [
+    ("local", True), ("local[2]", True), ("local[*]", True), ("local-cluster[2,1,1024]", True),
+    ("spark://127.0.0.1:7077", True), ("spark://localhost:7077", True),
+    ("spark://10.0.0.5:7077", False), ("spark://spark-master:7077", False), ("yarn", False),
+    ("k8s://https://127.0.0.1:6443", False),
+])
+def test_driver_binds_to_loopback_only_for_masters_on_this_machine(master, loopback):
+    """SPARK_LOCAL_IP=127.0.0.1 would make a cluster's driver advertise localhost."""
+    from chronojoin.cli.session import binds_loopback
+
+    assert binds_loopback(master) is loopback
+
+
 def test_bad_column_is_one_line_error(inputs, capsys):
     code = main(["asof", str(inputs / "left"), str(inputs / "left"), "--out",
                  str(inputs / "o"), "--on", "time", "--master", "local[2]"])

@@ -57,7 +57,8 @@ def session(
         builder = SparkSession.builder.remote(remote)
     else:
         require_java()
-        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        if binds_loopback(args.master):
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         builder = SparkSession.builder.master(args.master).appName(app)
         builder = builder.config("spark.ui.showConsoleProgress", "false")
         reads_tables = "table" in (getattr(args, "format", None),
@@ -83,6 +84,19 @@ def session(
         raise CliError(msg) from exc
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def binds_loopback(master: str) -> bool:
+    """Whether the driver for ``master`` binds to 127.0.0.1 (``SPARK_LOCAL_IP``).
+
+    So for a local master and a standalone master on this machine's loopback address;
+    a cluster's executors (``spark://host:7077``, YARN, Kubernetes) must reach the
+    driver at an address of the network, which Spark finds itself.
+    """
+    if master.startswith("local"):
+        return True
+    parsed = urlparse(master)
+    return parsed.scheme == "spark" and parsed.hostname in ("127.0.0.1", "localhost")
 
 
 def spark_message(exc: BaseException) -> str:
