@@ -114,3 +114,56 @@ def test_bucketed_tables_and_names(spark, tmp_path):
         parse_buckets(["x"])
     with pytest.raises(InvalidArgumentError, match="`database`"):
         write_bucketed({"left": left}, buckets=2, database="a b", prefix="t")
+
+
+class _Partitioned:
+    """A session whose ``range`` makes ``n`` partitions: the data must not change."""
+
+    def __init__(self, spark, n):
+        self._spark, self._n = spark, n
+
+    def range(self, start, end=None, step=1, numPartitions=None):
+        return self._spark.range(start, end, step, self._n)
+
+
+@pytest.mark.parametrize(("kind", "params"), [
+    ("intervals", {"points": 300, "intervals": 40, "keys": 6, "skew": 0.5, "seed": 7}),
+    ("band", {"rows": 200, "seed": 7}),
+    ("loader", {"rows": 1000, "seed": 7}),
+])
+def test_benchmark_datasets_do_not_depend_on_partitioning(spark, kind, params):
+    from importlib import import_module
+
+    generate = import_module(f"chronojoin.bench.cases.{kind}").generate
+    one = generate(_Partitioned(spark, 1), **params)
+    three = generate(_Partitioned(spark, 3), **params)
+    other = generate(spark, **{**params, "seed": 8})
+    for name, df in one.items():
+        assert _sums(df) == _sums(three[name]), name
+        if "value" in df.columns or kind == "intervals":
+            assert _sums(df) != _sums(other[name]), name
+
+
+def test_benchmark_dataset_distributions(spark):
+    from chronojoin.bench.cases import band, intervals, loader
+
+    tables = intervals.generate(spark, points=400, intervals=100, keys=8, skew=0.5, seed=3)
+    share, low, high, keys = tables["points"].agg(
+        F.avg((F.col("id") == 0).cast("int")), F.min("time"), F.max("time"),
+        F.countDistinct("id")).collect()[0]
+    assert 0.4 < share < 0.6 and 0 <= low <= high < intervals.TIME_RANGE and keys == 8
+    length = F.col("end_time") - F.col("start_time")
+    shortest, longest, fewest, most = tables["intervals"].agg(
+        F.min(length), F.max(length), F.min("points"), F.max("points")).collect()[0]
+    assert 0 <= shortest <= longest < intervals.TIME_RANGE / 5 and 0 <= fewest <= most < 100
+    bands = band.generate(spark, rows=300, seed=3)
+    kinds = {r.eventType for r in bands["events"].select("eventType").distinct().collect()}
+    assert kinds == {"LoginEvent", "PurchaseEvent", "DetailsUpdateEvent"}
+    noise = F.unix_micros("measurementTime") - F.unix_micros("eventTime")
+    low, high, smallest, largest = bands["measurements"].join(
+        bands["events"], F.col("mid") == F.col("eid")).agg(
+        F.min(noise), F.max(noise), F.min("value"), F.max("value")).collect()[0]
+    assert 0 <= low <= high < 5_000_000 and 0 <= smallest <= largest < 1
+    for df in loader.generate(spark, rows=1000, seed=3).values():
+        smallest, largest = df.agg(F.min("value"), F.max("value")).collect()[0]
+        assert 0 <= smallest <= largest < 1
