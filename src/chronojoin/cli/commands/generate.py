@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
+import shlex
 from importlib import import_module
 from typing import Any
 
@@ -167,10 +168,12 @@ def _bucketed(tables: dict[str, Any], args: argparse.Namespace, buckets: tuple[i
     for b in buckets:
         names = write_bucketed(tables, buckets=b, database=args.database, prefix=prefix)
         print(f"bucketed ({b}): " + ", ".join(names.values()))
-    conf = _hive_conf(args.out)
-    print("read them with Hive support and these confs: " + " ".join(
-        f"--conf {k}={v}" for k, v in conf.items()
-    ))
+    print(f"read them with Hive support and these confs: {conf_options(args.out)}")
+
+
+def conf_options(out: str) -> str:
+    """The ``--conf`` options of :func:`_hive_conf`, quoted for a shell (the URL has ';')."""
+    return " ".join(f"--conf {shlex.quote(f'{k}={v}')}" for k, v in _hive_conf(out).items())
 
 
 #: The parameters :func:`_offered` gives.
