@@ -6,6 +6,7 @@ import datetime as dt
 import os
 
 import pytest
+from pyspark.sql import functions as F
 
 import chronojoin as cj
 from chronojoin.errors import (
@@ -170,3 +171,58 @@ def test_narrower_integers_are_widened_to_the_table(spark, tmp_path):
     assert dict(stored.dtypes)["user_id"] == "bigint" and dict(stored.dtypes)["seq"] == "bigint"
     assert sorted((r.user_id, r.seq) for r in stored.collect()) == [(1, 1), (2, 6)]
     assert ld.check().ok
+
+
+@pytest.mark.parametrize("name", ["_day", ".day"])
+def test_partition_columns_that_would_hide_their_directories_are_refused(spark, name):
+    # Spark's readers skip directories starting with '_' or '.': the rows would be lost.
+    with pytest.raises(InvalidArgumentError, match=rf"`partition_by`: column '\{name}' "
+                                                   rf"starts with '\{name[0]}'"):
+        cj.IncrementalLoader(spark, path="x", keys=["k"], partition_by=name)
+
+
+@pytest.mark.parametrize(("make", "match"), [
+    (lambda b: b.withColumn("__cj_tag", F.lit(7)),
+     r"`batch`: column '__cj_tag' starts with '__cj_', which the loader keeps"),
+    (lambda b: b.withColumn("__CJ_bucket", F.lit(7)), r"column '__CJ_bucket' starts with"),
+])
+def test_batch_columns_named_like_the_loaders_own_are_refused(spark, table, make, match):
+    before = snapshot(table)
+    ld = cj.IncrementalLoader(spark, path=table, keys=["user_id", "click_id"])
+    with pytest.raises(InvalidArgumentError, match=match):
+        ld.append(make(spark.createDataFrame([(2, "a", D1, 1)], SCHEMA)))
+    assert snapshot(table) == before
+
+
+def test_batch_ids_starting_with_an_underscore_are_refused(spark, table):
+    # Their staging directories would be hidden from recovery after a crash.
+    ld = cj.IncrementalLoader(spark, path=table, keys=["user_id", "click_id"])
+    with pytest.raises(InvalidArgumentError, match=r"`batch_id` must be .* starting with a "
+                                                   r"letter or digit; got '_b'"):
+        ld.append(spark.createDataFrame([(2, "a", D1, 1)], SCHEMA), batch_id="_b")
+
+
+def test_order_and_partition_columns_spark_cannot_use_are_refused_before_any_job(
+        spark, tmp_path):
+    batch = spark.createDataFrame([(1, "a", D1, 1)], SCHEMA).withColumn(
+        "m", F.create_map(F.lit("x"), F.col("seq")))
+    path = str(tmp_path / "t")
+    jobs = spark.sparkContext.statusTracker().getJobIdsForGroup(None)
+    cases = [
+        ({"order_by": "m"}, r"`order_by`: column 'm' of batch has type map<string,bigint>; "
+                            r"a map cannot be ordered"),
+        ({"order_by": [F.col("nope").desc()]}, r"`order_by`: .*nope.* cannot order the batch"),
+        ({"order_by": [F.col("m").asc()]}, r"`order_by`: .*m.* cannot order the batch"),
+    ]
+    for kwargs, match in cases:
+        ld = cj.IncrementalLoader(spark, path=path, keys=["user_id", "click_id"], **kwargs)
+        with pytest.raises(InvalidArgumentError, match=match):
+            ld.append(batch)
+    collated = spark.createDataFrame([(1, "eu")], "k long, region string collate UTF8_LCASE")
+    ld = cj.IncrementalLoader(spark, path=path, keys=["k"], partition_by="region")
+    with pytest.raises(InvalidArgumentError, match=r"`partition_by`: column 'region' has type "
+                                                   r"string collate UTF8_LCASE; expected date, "
+                                                   r"string \(without a collation\)"):
+        ld.append(collated)
+    assert spark.sparkContext.statusTracker().getJobIdsForGroup(None) == jobs
+    assert not os.path.exists(path)

@@ -228,3 +228,57 @@ def test_keys_of_a_deleted_data_file_load_again(spark, tmp_path, rebuilt):
     assert (r.rows_appended, r.duplicates_existing) == (len(gone), 40 - len(gone))
     assert _rows(spark, path) == [(i, D1) for i in range(40)]
     assert ld.check().ok
+
+
+class _Crash(BaseException):
+    """A kill: not an Exception, so no cleanup code catches it."""
+
+
+@pytest.mark.parametrize("rebuild_all", [False, True])
+@pytest.mark.parametrize("step", [1, 2, 3, 4, 5])
+def test_kill_while_replacing_an_index_never_leaves_it_looking_complete(
+        spark, tmp_path, monkeypatch, step, rebuild_all):
+    """A kill at any file step of an index rebuild (in an append, or rebuild_index):
+    the next append finds the partition incomplete again, so no key is stored twice."""
+    from chronojoin.loader import index
+
+    path = tmp_path / "t"
+    ld = cj.IncrementalLoader(spark, path=str(path), keys=KEYS)
+    ld.append(batch(spark, D1, range(20)), batch_id="b1")
+    ld.append(batch(spark, D1, range(100, 120)), batch_id="b2")
+    pdir = path / "event_date=2024-01-01"
+    for f in glob.glob(str(pdir / "part-cj-b2-*")):  # retention drops batch b2's files
+        os.unlink(f)
+    calls = {"n": 0}
+
+    def crashing(real):
+        def step_then_maybe_crash(*args, **kwargs):
+            out = real(*args, **kwargs)
+            if "_chronojoin" in str(args[0]):
+                calls["n"] += 1
+                if calls["n"] == step:
+                    raise _Crash
+            return out
+        return step_then_maybe_crash
+
+    with monkeypatch.context() as m:
+        for name in ("unlink", "rename", "replace"):
+            m.setattr(index.os, name, crashing(getattr(os, name)))
+        m.setattr(index, "atomic_write_json", crashing(index.atomic_write_json))
+        m.setattr(index.shutil, "rmtree", crashing(shutil.rmtree))
+        with warnings.catch_warnings(), pytest.raises(_Crash):
+            warnings.simplefilter("ignore", IndexRebuiltWarning)
+            if rebuild_all:
+                ld.rebuild_index()
+            else:
+                ld.append(batch(spark, D1, range(20)))
+    # The kill left the lock behind: a new writer breaks it as a dead writer's.
+    for lock in glob.glob(str(path / "_chronojoin" / "lock*")):
+        os.unlink(lock)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IndexRebuiltWarning)
+        r = cj.IncrementalLoader(spark, path=str(path), keys=KEYS).append(
+            batch(spark, D1, range(20)))
+    assert (r.rows_appended, r.duplicates_existing) == (0, 20)
+    report = ld.check()
+    assert report.ok, report

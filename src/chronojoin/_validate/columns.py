@@ -250,6 +250,23 @@ def _compatible_keys(a: T.DataType, b: T.DataType) -> bool:
     return same_type(a, b)
 
 
+def collated(data_type: T.DataType) -> T.DataType | None:
+    """The first string type with a collation other than binary in ``data_type``, or ``None``.
+
+    Also in arrays, maps and structs. Equal values of such a type can differ in their
+    bytes (``'b'`` and ``'B'`` under ``UTF8_LCASE``), hence in their hashes.
+    """
+    if isinstance(data_type, _STRINGS):
+        return None if _collation(data_type) == "UTF8_BINARY" else data_type
+    if isinstance(data_type, T.ArrayType):
+        return collated(data_type.elementType)
+    if isinstance(data_type, T.MapType):
+        return collated(data_type.keyType) or collated(data_type.valueType)
+    if isinstance(data_type, T.StructType):
+        return next((t for f in data_type.fields if (t := collated(f.dataType))), None)
+    return None
+
+
 def _collation(data_type: T.DataType) -> str:
     """A string type's collation (``char``/``varchar`` compare as binary strings)."""
     return str(getattr(data_type, "collation", "UTF8_BINARY"))

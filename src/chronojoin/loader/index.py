@@ -229,21 +229,26 @@ def rebuild(spark: SparkSession, layout: Layout, table_schema: T.StructType,
         staged.setdefault(os.path.dirname(rel), []).append(rel)
     for pdir in pdirs:
         _swap(layout, pdir, token, [os.path.join(stage, r) for r in staged.get(pdir, [])],
-              files[pdir])
+              files[pdir], os.path.join(stage, "replaced"))
     shutil.rmtree(stage, ignore_errors=True)
 
 
 def _swap(layout: Layout, pdir: str, token: str, new_files: list[str],
-          covered_data: list[str]) -> None:
-    """Replace a partition's index files: drop the cover, delete, move, write the cover."""
+          covered_data: list[str], replaced: str) -> None:
+    """Replace a partition's index files: set the old ones aside, move, write the cover.
+
+    The old index directory leaves in one rename (into ``replaced``, in the staging
+    directory that recovery deletes), so a crash at any step leaves the partition
+    without an index, or with uncovered rebuild files: incomplete either way, and
+    rebuilt again by the next ``append`` that touches it. Deleting the old files one
+    by one could stop where the rest looked complete while keys were missing.
+    """
     idx_dir = layout.index_dir(pdir)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(os.path.join(idx_dir, COVERED))
-    for name in os.listdir(idx_dir) if os.path.isdir(idx_dir) else []:
-        if name != COVERED:
-            os.unlink(os.path.join(idx_dir, name))
+    if os.path.isdir(idx_dir):
+        os.makedirs(replaced, exist_ok=True)
+        os.rename(idx_dir, os.path.join(replaced, pdir))
+        fsync_dir(os.path.dirname(idx_dir))
     if not new_files and not covered_data:
-        shutil.rmtree(idx_dir, ignore_errors=True)
         return
     os.makedirs(idx_dir, exist_ok=True)
     names = []
@@ -257,5 +262,15 @@ def _swap(layout: Layout, pdir: str, token: str, new_files: list[str],
 
 
 def remove_all(layout: Layout) -> None:
-    """Delete the whole index (before a full rebuild)."""
-    shutil.rmtree(layout.index_root, ignore_errors=True)
+    """Delete the whole index (before a full rebuild).
+
+    Renamed away first, so that a crash while deleting leaves no partition's index
+    half deleted (which could look complete while keys are missing).
+    """
+    if not os.path.isdir(layout.index_root):
+        return
+    gone = os.path.join(layout.root, META, "staging", f"removed-{secrets.token_hex(6)}")
+    os.makedirs(os.path.dirname(gone), exist_ok=True)
+    os.rename(layout.index_root, gone)
+    fsync_dir(os.path.dirname(layout.index_root))
+    shutil.rmtree(gone, ignore_errors=True)

@@ -16,7 +16,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from chronojoin._session import local_cores
-from chronojoin._validate.columns import check_dataframe, col, same_type
+from chronojoin._validate.columns import check_dataframe, col, collated, same_type
 from chronojoin.errors import (
     ConcurrentWriterError,
     IndexRebuiltWarning,
@@ -35,7 +35,8 @@ from chronojoin.loader.lock import TableLock
 from chronojoin.loader.report import CheckReport, LoadReport
 from chronojoin.loader.spec import check_batch_columns, loader_spec
 
-_BATCH_ID = re.compile(r"[0-9A-Za-z_]{1,64}")
+#: A letter or digit first: staging directories of ids starting with '_' would be hidden.
+_BATCH_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_]{0,63}")
 #: How many times ``append`` prepares a batch whose table schema another writer changed
 #: before it took the lock.
 _SCHEMA_ATTEMPTS = 3
@@ -155,7 +156,8 @@ class IncrementalLoader:
         check_batch_columns(batch, spec)
         if batch_id is not None and not (isinstance(batch_id, str)
                                          and _BATCH_ID.fullmatch(batch_id)):
-            msg = f"`batch_id` must be 1-64 letters, digits or '_'; got {batch_id!r}"
+            msg = (f"`batch_id` must be 1-64 letters, digits or '_', starting with a letter "
+                   f"or digit; got {batch_id!r}")
             raise InvalidArgumentError(msg)
         pcol_type = batch.schema[spec.partition_by].dataType
         for _ in range(_SCHEMA_ATTEMPTS):
@@ -347,7 +349,10 @@ class IncrementalLoader:
                 raise LoaderError(msg)
         rebuilt = self._repair(tgt, schema, pdirs)
         stored = index.read(self._spark, self._layout(tgt), schema, pdirs)
-        splits = plan.splits_for(len(stats.partition_values), _cores(self._spark))
+        # Equal keys of a collation such as UTF8_LCASE can differ in their hashes: one
+        # bucket per partition value keeps them in one task.
+        cores = 1 if any(collated(schema[k].dataType) for k in spec.keys) else _cores(self._spark)
+        splits = plan.splits_for(len(stats.partition_values), cores)
         n = len(stats.partition_values) * splits
         bucket = plan.bucket_column(spec.partition_by, schema[spec.partition_by].dataType,
                                     stats.partition_values, spec.keys, splits)

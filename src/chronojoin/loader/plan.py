@@ -27,7 +27,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from chronojoin._session import is_connect
-from chronojoin._validate.columns import col, comparable
+from chronojoin._validate.columns import col, comparable, holds
 from chronojoin.loader.layout import HIVE_DEFAULT_PARTITION
 
 TAG = "__cj_tag"
@@ -60,7 +60,7 @@ def batch_stats(batch: DataFrame, keys: Sequence[str], partition_by: str) -> Bat
     One hash aggregate grouped by the partition column (fixed-width buffers, so Spark
     runs it as a code-generated hash aggregate); the few per-value rows are summed here.
     """
-    everything = _hashable(batch)
+    everything = _fingerprinted(batch)
     pcol = col(partition_by)
     h64 = F.xxhash64(*everything)
     empty = (F.sum(F.when(pcol == "", 1).otherwise(0))
@@ -187,6 +187,31 @@ def _hashable(batch: DataFrame) -> list[Column]:
     return [comparable(col(f.name), f.dataType) for f in batch.schema.fields]
 
 
+def _fingerprinted(batch: DataFrame) -> list[Column]:
+    """:func:`_hashable`'s columns, each paired with where it holds NULLs.
+
+    Spark's row hashes skip NULL values, also inside arrays and structs: without the
+    flags, ``('a', 'b', NULL)`` and ``(NULL, 'a', 'b')`` would hash alike, and so would
+    two batches of such rows (their default batch ids with them).
+    """
+    stand_ins = _hashable(batch)
+    types = batch.select(*stand_ins).schema.fields
+    return [_null_marked(c, f.dataType) for c, f in zip(stand_ins, types, strict=True)]
+
+
+def _null_marked(column: Column, data_type: T.DataType) -> Column:
+    """``column`` as a struct of its NULL flag and value, array elements and fields too."""
+    if isinstance(data_type, T.ArrayType):
+        element = data_type.elementType
+        value = F.transform(column, lambda x: _null_marked(x, element))
+    elif isinstance(data_type, T.StructType):
+        value = F.struct(*[_null_marked(column[f.name], f.dataType).alias(f"f{i}")
+                           for i, f in enumerate(data_type.fields)])
+    else:
+        value = column
+    return F.struct(column.isNull().alias("n"), value.alias("v"))
+
+
 def observation(df: DataFrame, name: str) -> Observation:
     """Return an ``Observation`` of the kind ``df`` accepts (classic or Spark Connect)."""
     if is_connect(df):
@@ -238,10 +263,14 @@ def dedup(batch: DataFrame, index: DataFrame | None, *, keys: Sequence[str],
                .sortWithinPartitions(*group, *winner_order(batch, order_by))
                .withColumn(_SEQ, F.monotonically_increasing_id()))
     seq = col(_SEQ)
+    # Grouping turns -0.0 into 0.0: float keys are taken from the winning row itself.
+    floats = {k: f"__cj_key{i}" for i, k in enumerate(keys)
+              if holds(batch.schema[k].dataType, (T.FloatType, T.DoubleType))}
     firsts = ordered.groupBy(*group).agg(
         F.min_by(col(TAG), seq).alias(_FIRST),
         F.sum(col(TAG)).alias(_IN_BATCH),
         *[F.min_by(col(c), seq).alias(c) for c in rest],
+        *[F.min_by(col(k), seq).alias(raw) for k, raw in floats.items()],
     )
     new = col(_FIRST) == 1
     existing = (col(_FIRST) == 0) & (col(_IN_BATCH) > 0)
@@ -250,4 +279,5 @@ def dedup(batch: DataFrame, index: DataFrame | None, *, keys: Sequence[str],
         F.sum(F.when(new, 1).otherwise(0)).alias("appended"),
         F.sum(F.when(existing, 1).otherwise(0)).alias("existing"),
     )
-    return Dedup(rows=observed.filter(new).select(*[col(c) for c in columns]), observation=obs)
+    out = [col(floats[c]).alias(c) if c in floats else col(c) for c in columns]
+    return Dedup(rows=observed.filter(new).select(*out), observation=obs)

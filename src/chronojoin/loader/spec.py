@@ -8,12 +8,14 @@ from typing import Any, Literal
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import types as T
 
-from chronojoin._validate.columns import field, holds, incomparable, names
+from chronojoin._validate.columns import collated, field, holds, incomparable, names
 from chronojoin._validate.options import check_literal, check_str
 from chronojoin.errors import InvalidArgumentError
 
 OnDuplicate = Literal["drop", "fail", "allow"]
 Format = Literal["parquet", "orc"]
+#: The prefix of the loader's own column names, refused in batches.
+RESERVED = "__cj_"
 _PARTITION_TYPES = (T.DateType, T.StringType, T.ByteType, T.ShortType, T.IntegerType,
                     T.LongType, T.BooleanType)
 
@@ -51,6 +53,10 @@ def loader_spec(*, path: Any, table: Any, keys: Any, partition_by: Any, format: 
         msg = "`keys` must name at least one column"
         raise InvalidArgumentError(msg)
     check_str("partition_by", partition_by)
+    if partition_by.startswith(("_", ".")):
+        msg = (f"`partition_by`: column {partition_by!r} starts with {partition_by[0]!r}, so "
+               "its partition directories would be hidden from readers; rename the column")
+        raise InvalidArgumentError(msg)
     if partition_by in key_names:
         msg = f"`partition_by`: column {partition_by!r} is also in `keys`; list it only once"
         raise InvalidArgumentError(msg)
@@ -68,8 +74,16 @@ def loader_spec(*, path: Any, table: Any, keys: Any, partition_by: Any, format: 
 
 
 def check_batch_columns(batch: DataFrame, spec: LoaderSpec) -> None:
-    """Key, partition and ``order_by`` columns exist; their types and the format fit."""
+    """Key, partition and ``order_by`` columns exist; their types and the format fit.
+
+    Each ``order_by`` item is resolved against the batch (Spark's analysis, no job).
+    """
     schema = batch.schema
+    for f in schema.fields:
+        if f.name.lower().startswith(RESERVED):
+            msg = (f"`batch`: column {f.name!r} starts with {RESERVED!r}, which the loader "
+                   "keeps for its own columns; rename it")
+            raise InvalidArgumentError(msg)
     for k in spec.keys:
         f = field(schema, argument="keys", name=k, side="batch")
         if kind := incomparable(f.dataType):
@@ -78,16 +92,34 @@ def check_batch_columns(batch: DataFrame, spec: LoaderSpec) -> None:
                    "timestamp, or a struct or array of them)")
             raise InvalidArgumentError(msg)
     p = field(schema, argument="partition_by", name=spec.partition_by, side="batch")
-    if not isinstance(p.dataType, _PARTITION_TYPES):
+    if not isinstance(p.dataType, _PARTITION_TYPES) or collated(p.dataType):
         msg = (f"`partition_by`: column {spec.partition_by!r} has type "
-               f"{p.dataType.simpleString()}; expected date, string, an integer type or boolean")
+               f"{p.dataType.simpleString()}; expected date, string (without a collation), "
+               "an integer type or boolean")
         raise InvalidArgumentError(msg)
     for c in spec.order_by:
         if isinstance(c, str):
-            field(schema, argument="order_by", name=c, side="batch")
+            f = field(schema, argument="order_by", name=c, side="batch")
+            if kind := incomparable(f.dataType):
+                msg = (f"`order_by`: column {c!r} of batch has type "
+                       f"{f.dataType.simpleString()}; {kind} cannot be ordered (expected a "
+                       "number, string, date, timestamp, or a struct or array of them)")
+                raise InvalidArgumentError(msg)
+        else:
+            _check_resolves(batch, c)
     if spec.format == "orc":
         for f in schema.fields:
             if holds(f.dataType, (T.VariantType, T.SpatialType, T.NullType)):
                 msg = (f"`format`: ORC cannot store column {f.name!r} of batch "
                        f"({f.dataType.simpleString()}); use format='parquet'")
                 raise InvalidArgumentError(msg)
+
+
+def _check_resolves(batch: DataFrame, order: Column) -> None:
+    """``order`` sorts ``batch``, by Spark's analysis of the sort (no job)."""
+    try:
+        _ = batch.orderBy(order).schema
+    except Exception as exc:  # AnalysisException, classic or Spark Connect
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        msg = f"`order_by`: {order} cannot order the batch: {reason}"
+        raise InvalidArgumentError(msg) from None
