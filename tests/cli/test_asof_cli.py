@@ -185,15 +185,6 @@ def test_demo_runs(capsys):
     assert "union" in out and "generated" in out
 
 
-@pytest.fixture
-def no_spark(monkeypatch):
-    """The command fails if it starts a session: its checks come before Spark."""
-    def refuse(*args, **kwargs):
-        raise AssertionError("a session was started")
-
-    monkeypatch.setattr("chronojoin.cli.session.session", refuse)
-
-
 @pytest.mark.parametrize(("out", "said"), [
     ("left", "is the input"),
     ("left/part", "is inside the input"),

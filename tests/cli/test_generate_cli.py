@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
+
+from chronojoin.cli.main import main
 
 
 def test_hive_conf_hint_survives_a_shell(tmp_path, capsys, monkeypatch):
@@ -20,3 +23,28 @@ def test_hive_conf_hint_survives_a_shell(tmp_path, capsys, monkeypatch):
     assert words == [w for k, v in generate._hive_conf(out).items()
                      for w in ("--conf", f"{k}={v}")]
     assert words[-1].endswith(";create=true")
+
+
+def test_file_url_output_is_the_local_directory(spark, tmp_path, monkeypatch, capsys):
+    """Parquet and _dataset.json both go to the URL's path (not to ./file:/...)."""
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "data"
+    url = f"file://{out}"
+    args = ["generate", "--ids", "2", "--time-type", "integer", "--out", url,
+            "--master", "local[2]"]
+    assert main(args) == 0, capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
+    assert json.loads((out / "_dataset.json").read_text())["n_ids"] == 2
+    assert spark.read.parquet(str(out / "left")).count() == 2
+    capsys.readouterr()
+    assert main(args) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"chronojoin generate: error: output path exists: {url} (use --mode overwrite)")
+
+
+def test_other_url_outputs_are_refused_before_spark(tmp_path, capsys, no_spark):
+    assert main(["generate", "--ids", "2", "--out", "hdfs://nn:8020/data"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "chronojoin generate: error: --out hdfs://nn:8020/data: generate writes the "
+        "description of the data (_dataset.json) on the local file system; give a local "
+        "path or a file:// URL")

@@ -221,10 +221,11 @@ def check_output(path: str, mode: str) -> None:
     """An existing output without ``--mode overwrite``, or one that cannot be written.
 
     :func:`chronojoin.cli.main.main` calls it for every command with ``--out`` and
-    ``--mode`` before the command starts Spark (a Connect server's outputs are checked
-    by :func:`write`).
+    ``--mode`` before the command starts Spark (a Connect server's outputs and URLs of
+    other file systems than the local one are checked by :func:`write`).
     """
-    if mode != "overwrite" and os.path.exists(path):
+    local = local_path(path)
+    if mode != "overwrite" and local is not None and os.path.exists(local):
         msg = f"output path exists: {path} (use --mode overwrite)"
         raise CliError(msg)
     check_writable(path)
@@ -281,12 +282,13 @@ def _inside(path: str, folder: str) -> bool:
 def check_writable(path: str) -> None:
     """Fail before any job when a local output's directory cannot be created.
 
-    Spark would otherwise find out after the join, with a Java stack trace. Paths with
-    a scheme (``hdfs://``, ``s3a://``) are left to Spark.
+    Spark would otherwise find out after the join, with a Java stack trace. URLs of
+    other file systems (``hdfs://``, ``s3a://``) are left to Spark.
     """
-    if "://" in path:
+    local = local_path(path)
+    if local is None:
         return
-    parent = os.path.dirname(os.path.abspath(path))
+    parent = os.path.dirname(os.path.abspath(local))
     try:
         os.makedirs(parent, exist_ok=True)
         with tempfile.TemporaryFile(dir=parent):

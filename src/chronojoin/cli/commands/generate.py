@@ -98,8 +98,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> int:
     """Generate and write the dataset(s)."""
+    from chronojoin.cli.session import local_path
     from chronojoin.datagen import parse_buckets
 
+    local = local_path(args.out)
+    if local is None:
+        msg = (f"--out {args.out}: generate writes the description of the data "
+               "(_dataset.json) on the local file system; give a local path or a file:// URL")
+        raise CliError(msg)
+    args.out = local
     orders = split_list(args.order) or ["asc"]
     bad = [o for o in orders if o not in ORDERS]
     if bad:
