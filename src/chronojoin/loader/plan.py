@@ -196,7 +196,11 @@ def _fingerprinted(batch: DataFrame) -> list[Column]:
     """
     stand_ins = _hashable(batch)
     types = batch.select(*stand_ins).schema.fields
-    return [_null_marked(c, f.dataType) for c, f in zip(stand_ins, types, strict=True)]
+    out = []
+    for c, f in zip(stand_ins, types, strict=True):
+        nested = isinstance(f.dataType, (T.ArrayType, T.StructType))
+        out += [_null_marked(c, f.dataType) if nested else c, c.isNull()]
+    return out
 
 
 def _null_marked(column: Column, data_type: T.DataType) -> Column:
