@@ -109,3 +109,21 @@ def test_a_table_name_says_where_the_new_metastore_table_goes(batch, tmp_path, c
     assert "rows_appended: 2" in first.stdout
     assert again.returncode == 0, again.stderr[-2000:]
     assert "creating metastore table" not in again.stderr and "skipped: True" in again.stdout
+
+
+@pytest.mark.parametrize("action", ["--check", "--rebuild-index"])
+def test_maintenance_of_a_missing_path_table_is_refused_before_spark(tmp_path, capsys, no_spark,
+                                                                      action):
+    table = tmp_path / "nothere"
+    assert main(["load", action, "--table", str(table), "--keys", "user_id"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"chronojoin load: error: --table: table {table} does not exist "
+        f"(nothing to {action.strip('-').replace('-index', '')})")
+    assert not table.exists()
+
+
+def test_maintenance_of_a_missing_metastore_table_is_an_error(spark, capsys):
+    assert main(["load", "--check", "--table", "cj_cli_nothere", "--keys", "user_id"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "chronojoin load: error: --table: table cj_cli_nothere does not exist (nothing to check)")
+    assert not spark.catalog.tableExists("cj_cli_nothere")

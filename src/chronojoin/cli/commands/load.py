@@ -50,6 +50,11 @@ def _is_path(value: str) -> bool:
     return "/" in value or os.sep in value or os.path.isdir(value)
 
 
+def _missing(args: argparse.Namespace) -> str:
+    action = "check" if args.check else "rebuild"
+    return f"--table: table {args.table} does not exist (nothing to {action})"
+
+
 def execute(args: argparse.Namespace) -> int:
     """Run the load, the check or the rebuild and print what happened."""
     maintenance = args.check or args.rebuild_index
@@ -61,9 +66,16 @@ def execute(args: argparse.Namespace) -> int:
         raise CliError(msg)
     from chronojoin import IncrementalLoader
     from chronojoin.cli.session import quiet, read, session
+    from chronojoin.loader.target import local_path
 
     is_path = _is_path(args.table)
+    # --check and --rebuild-index on a table that does not exist would report success
+    # (and create the loader's directory there): a path is looked at before Spark starts.
+    if maintenance and is_path and not os.path.isdir(local_path("table", args.table)):
+        raise CliError(_missing(args))
     spark = session(args, "chronojoin-load", hive=not is_path)
+    if maintenance and not is_path and not spark.catalog.tableExists(args.table):
+        raise CliError(_missing(args))
     if not is_path and not maintenance and not spark.catalog.tableExists(args.table):
         # A name, not a path: say where the new table and its metastore will live.
         conf = spark.conf
