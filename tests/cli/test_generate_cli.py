@@ -6,6 +6,8 @@ import argparse
 import json
 import shlex
 
+import pytest
+
 from chronojoin.cli.main import main
 
 
@@ -48,3 +50,14 @@ def test_other_url_outputs_are_refused_before_spark(tmp_path, capsys, no_spark):
         "chronojoin generate: error: --out hdfs://nn:8020/data: generate writes the "
         "description of the data (_dataset.json) on the local file system; give a local "
         "path or a file:// URL")
+
+
+@pytest.mark.parametrize("kind", ["thesis", "intervals"])
+@pytest.mark.parametrize("skew", ["1.5", "1", "-0.1", "nan"])
+def test_skew_is_checked_before_spark(tmp_path, capsys, no_spark, kind, skew):
+    """1.5 put every row on the hot key; the share must be in [0, 1)."""
+    assert main(["generate", "--kind", kind, "--ids", "3", "--skew", skew,
+                 "--out", str(tmp_path / "x")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"chronojoin generate: error: --skew must be a number with 0 <= skew < 1; "
+        f"got {float(skew)}")

@@ -66,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default=OPTIONAL["--left-rows-per-id"][1], help="thesis: left rows per id")
     parser.add_argument(
         "--skew", type=float, default=OPTIONAL["--skew"][1],
-        help="thesis, intervals: share of rows moved to one hot key (0..1)",
+        help="thesis, intervals: share of rows moved to one hot key (0 <= skew < 1)",
     )
     parser.add_argument(
         "--value-type", default=OPTIONAL["--value-type"][1], choices=["string", "double"],
@@ -126,6 +126,9 @@ def execute(args: argparse.Namespace) -> int:
     if unused:
         msg = (f"{', '.join(unused)}: not an option of --kind {args.kind} (it takes "
                f"{', '.join(o for o, (n, _) in OPTIONAL.items() if n in accepted) or 'none'})")
+        raise CliError(msg)
+    if "skew" in accepted and not 0 <= args.skew < 1:  # 1 or more: every row on one key
+        msg = f"--skew must be a number with 0 <= skew < 1; got {args.skew}"
         raise CliError(msg)
     spark = _session(args, bool(buckets))
     for order in orders:
