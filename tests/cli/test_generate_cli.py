@@ -61,3 +61,11 @@ def test_skew_is_checked_before_spark(tmp_path, capsys, no_spark, kind, skew):
     assert capsys.readouterr().err.strip() == (
         f"chronojoin generate: error: --skew must be a number with 0 <= skew < 1; "
         f"got {float(skew)}")
+
+
+def test_dataset_description_records_the_value_type(tmp_path, capsys):
+    out = tmp_path / "doubles"
+    assert main(["generate", "--ids", "3", "--time-type", "integer", "--value-type", "double",
+                 "--out", str(out), "--master", "local[2]"]) == 0, capsys.readouterr().err
+    params = json.loads((out / "_dataset.json").read_text())
+    assert (params["kind"], params["value_type"], params["n_ids"]) == ("thesis", "double", 3)

@@ -7,8 +7,9 @@ support, embedded Derby under ``DIR/metastore_db``, data under ``DIR/warehouse``
 The other kinds come from the ``generate(spark, **params) -> {table: DataFrame}`` function
 of the family's benchmark module (``chronojoin.bench.cases.<kind>``), given those of
 ``n_ids``/``keys`` (``--ids``), ``rows``, ``points``, ``intervals``, ``seed``, ``skew``,
-``order``, ``time_type`` and ``max_seconds`` that it accepts; an option the kind does not
-take is an error rather than silently ignored.
+``order``, ``time_type``, ``value_type`` and ``max_seconds`` that it accepts; an option
+the kind does not take is an error rather than silently ignored. ``_dataset.json`` beside
+the tables records the parameters the kind took.
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ def conf_options(out: str) -> str:
 
 #: The parameters :func:`_offered` gives.
 OFFERED = ("n_ids", "keys", "seed", "skew", "order", "time_type", "max_seconds",
-           "left_rows_per_id", "rows", "points", "intervals")
+           "left_rows_per_id", "value_type", "rows", "points", "intervals")
 
 
 def _offered(args: argparse.Namespace, order: str) -> dict[str, Any]:
@@ -196,7 +197,8 @@ def _offered(args: argparse.Namespace, order: str) -> dict[str, Any]:
     return {
         "n_ids": args.ids, "keys": args.ids, "seed": args.seed, "skew": args.skew,
         "order": order, "time_type": args.time_type, "max_seconds": args.max_seconds,
-        "left_rows_per_id": args.left_rows_per_id, "rows": args.rows or args.ids,
+        "left_rows_per_id": args.left_rows_per_id, "value_type": args.value_type,
+        "rows": args.rows or args.ids,
         "points": args.points or 100 * args.ids, "intervals": args.intervals or 10 * args.ids,
     }
 
