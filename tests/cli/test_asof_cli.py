@@ -256,3 +256,20 @@ def test_write_errors_are_one_line(spark, tmp_path):
                                        r"[^\n]*$") as exc:
         write(df, bad, "overwrite")
     assert "--mode" not in str(exc.value)
+
+
+def test_errors_about_the_time_columns_name_the_option_given(spark, inputs, capsys):
+    """With --on, a right table's time column is the one --on names: say --on."""
+    spark.createDataFrame([(1, "x")], "id int, t string").write.parquet(str(inputs / "words"))
+    base = ["asof", str(inputs / "left"), "--out", str(inputs / "o"), "--by", "id",
+            "--master", "local[2]"]
+    assert main([*base, str(inputs / "words"), "--on", "t"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("chronojoin asof: error: --on: column 't' of right "), err
+    assert main([*base, str(inputs / "left"), str(inputs / "words"), "--on", "t",
+                 "--prefix", "a_,b_"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("chronojoin asof: error: --on (right table 2): column 't' "), err
+    assert main([*base, str(inputs / "words"), "--left-on", "t", "--right-on", "t"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("chronojoin asof: error: --right-on: column 't' of right "), err

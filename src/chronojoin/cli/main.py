@@ -130,14 +130,27 @@ def _execute(args: argparse.Namespace) -> int:
         print(f"chronojoin {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except (ValueError, TypeError, FileNotFoundError) as exc:
-        message = in_cli_terms(first_line(exc), getattr(args, "_flags", {}))
+        message = in_cli_terms(first_line(exc), _flags(args))
         print(f"chronojoin {args.command}: error: {message}", file=sys.stderr)
         return 2
     except ChronojoinError as exc:  # a load that cannot proceed (duplicates, a lock)
-        message = in_cli_terms(first_line(exc), getattr(args, "_flags", {}))
+        message = in_cli_terms(first_line(exc), _flags(args))
         print(f"chronojoin {args.command}: error: {message}", file=sys.stderr)
         return 1
     return result
+
+
+def _flags(args: argparse.Namespace) -> dict[str, str]:
+    """The option of each library argument, for :func:`in_cli_terms`.
+
+    The library names the time column of a right table ``right_on`` (or
+    ``right[i].on``) also when it came from ``on``: with ``--on`` and no ``--right-on``
+    the user gave it as ``--on``.
+    """
+    flags = dict(getattr(args, "_flags", {}))
+    if getattr(args, "on", None) is not None and getattr(args, "right_on", None) is None:
+        flags.update({"left_on": "--on", "right_on": "--on", "right.on": "--on"})
+    return flags
 
 
 def _input_paths(args: argparse.Namespace, module: Any) -> list[str]:
