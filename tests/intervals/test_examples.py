@@ -185,3 +185,27 @@ def test_integer_sums_overflow_only_where_a_points_own_sum_does(spark):
                                     strategy=strategy, buckets=buckets)
         got = {(r.id, r.time): r.s if r.id == 4 else (r.s, r.m) for r in out.collect()}
         assert got == expected, strategy
+
+
+def test_decimal_means_of_the_sweeps_round_as_sparks_avg(spark):
+    # Spark's avg divides exactly and rounds once to scale + 4; a quotient of the
+    # running sum kept fewer digits, or rounded twice (at 6 digits, then at scale + 4).
+    import random
+
+    for precision, scale in [(6, 0), (6, 1), (15, 6), (24, 12)]:
+        rnd = random.Random(precision * 100 + scale)
+        top = 10**precision - 1
+        points = spark.createDataFrame([(i % 3, rnd.randint(0, 100), i) for i in range(240)],
+                                       "k int, t long, pid int")
+        intervals = spark.createDataFrame(
+            [(rnd.randint(0, 2), s, s + rnd.randint(0, 40),
+              Decimal(rnd.randint(-top, top)).scaleb(-scale))
+             for s in (rnd.randint(0, 100) for _ in range(160))],
+            f"k int, s long, e long, v decimal({precision},{scale})")
+        means = {}
+        for strategy in ["join", "sweep", "bucketed_sweep"]:
+            out = cj.interval_aggregate(points, intervals, by="k", time="t", start="s",
+                                        end="e", aggs={"m": ("mean", "v")}, strategy=strategy)
+            means[strategy] = dict(out.select("pid", "m").collect())
+        assert means["sweep"] == means["join"], (precision, scale)
+        assert means["bucketed_sweep"] == means["join"], (precision, scale)

@@ -214,7 +214,31 @@ def _aggregate(a: AggSpec, spec: IntervalSpec) -> Column:
         s = _halves_sum(s, F.col(sum_column(j) + LOW), mean=a.function == "mean")
     if a.function == "sum":
         return F.when(c > 0, s.cast(a.result_type))
+    if isinstance(a.source_type, T.DecimalType):
+        return F.when(c > 0, _decimal_mean(s, c, a.source_type).cast(a.result_type))
     return F.when(c > 0, (s / c).cast(a.result_type))
+
+
+def _decimal_mean(total: Column, count: Column, data_type: T.DecimalType) -> Column:
+    """``total / count`` rounded once to the mean's scale, as Spark's ``avg`` rounds.
+
+    ``avg`` divides exactly and rounds half up to ``scale + 4`` digits. Spark's decimal
+    division keeps ``38 - integer digits`` of scale, and at least 6: a dividend typed
+    ``decimal(34, scale)`` gives exactly ``scale + 4``. Below a scale of 2 the total is
+    first divided by ``10**k`` (exactly: its scale grows to 2), so that the quotient's
+    6 digits are the mean's ``scale + 4`` shifted by ``k``; multiplying back is exact.
+    This holds any sum of ``precision + 10`` digits up to a precision of 24 (23 at
+    scale 1, 22 at scale 0); wider columns divide in ``sum``'s type, whose quotient
+    can keep fewer digits than the mean shows.
+    """
+    k = max(0, 2 - data_type.scale)
+    n = count.cast("decimal(20,0)")
+    if data_type.precision + 10 + k > 34:
+        return total.cast(sum_type(data_type)) / n
+    scale = data_type.scale + k
+    shifted = total * F.lit(10**-k).cast(f"decimal({k + 1},{k})") if k else total
+    quotient = shifted.cast(T.DecimalType(34, scale)) / n
+    return quotient * F.lit(10**k).cast(f"decimal({k + 1},0)") if k else quotient
 
 
 def finish(running: DataFrame, spec: IntervalSpec) -> DataFrame:
