@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from chronojoin._validate.columns import collated, field, holds, incomparable, names
@@ -116,9 +117,13 @@ def check_batch_columns(batch: DataFrame, spec: LoaderSpec) -> None:
 
 
 def _check_resolves(batch: DataFrame, order: Column) -> None:
-    """``order`` sorts ``batch``, by Spark's analysis of the sort (no job)."""
+    """``order`` sorts ``batch``, by Spark's analysis of the sort (no job).
+
+    A projection over the sort: Spark Connect reuses the batch's schema for a sort
+    alone, without asking the server.
+    """
     try:
-        _ = batch.orderBy(order).schema
+        _ = batch.orderBy(order).select(F.lit(1)).schema
     except Exception as exc:  # AnalysisException, classic or Spark Connect
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         msg = f"`order_by`: {order} cannot order the batch: {reason}"
