@@ -59,6 +59,12 @@ def test_band_interval_and_aggregation_suites_on_spark_connect(server):
            "tests/test_keys.py", "tests/test_time_zones.py")
 
 
+def test_loader_suite_on_spark_connect(server):
+    """The loader's worked examples and refusals (its files are written by the server,
+    on this machine)."""
+    _suite(server, "loader suite", "tests/loader/test_examples.py", "tests/loader/test_errors.py")
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess:
     """``chronojoin ...`` in a child process (a process holds one kind of session)."""
     return subprocess.run([sys.executable, "-m", "chronojoin", *args], cwd=ROOT,
