@@ -132,3 +132,27 @@ def test_load_takes_json_batches_with_timestamps(spark, tmp_path, capsys):
     assert main(["load", str(tmp_path / "second.json"), "--input-format", "json",
                  "--batch-id", "again", *base]) == 0
     assert "rows_appended: 0" in capsys.readouterr().out
+
+
+def test_json_batches_take_the_tables_dates(spark, tmp_path, capsys):
+    # JSON has no date type: a date column reads back as text, and the table's date
+    # partition column refused it.
+    import datetime as dt
+
+    day = dt.date(2024, 1, 1)
+    first = spark.createDataFrame([(1, day, dt.datetime(2024, 1, 1, 10), "x")],
+                                  "user_id long, event_date date, ts timestamp, note string")
+    first.write.parquet(str(tmp_path / "first"))
+    later = dt.date(2024, 1, 2)
+    more = spark.createDataFrame([(1, day, dt.datetime(2024, 1, 1, 10), "x"),
+                                  (2, later, dt.datetime(2024, 1, 2, 9), "2024-01-05")],
+                                 first.schema)
+    more.write.json(str(tmp_path / "more.json"))
+    base = ["--table", str(tmp_path / "table"), "--keys", "user_id"]
+    assert main(["load", str(tmp_path / "first"), *base]) == 0
+    assert main(["load", str(tmp_path / "more.json"), *base]) == 0, capsys.readouterr().err
+    assert "rows_appended: 1" in capsys.readouterr().out
+    stored = spark.read.parquet(str(tmp_path / "table"))
+    assert dict(stored.dtypes)["note"] == "string"
+    assert sorted((r.user_id, r.event_date, r.note) for r in stored.collect()) == [
+        (1, day, "x"), (2, later, "2024-01-05")]

@@ -131,6 +131,11 @@ _EXTENSIONS = {".csv": "csv", ".json": "json", ".jsonl": "json", ".ndjson": "jso
                ".orc": "orc"}
 
 
+def input_format(path: str, fmt: str | None = None) -> str:
+    """The format of an input path: ``fmt``, else its extension's, else Parquet."""
+    return fmt or _EXTENSIONS.get(os.path.splitext(path.rstrip("/"))[1].lower(), "parquet")
+
+
 def read(spark: SparkSession, path: str, fmt: str | None = None, *,
          flag: str = "--format") -> DataFrame:
     """Read an input: a Parquet, CSV, ORC or JSON path, or (``fmt="table"``) a table name.
@@ -146,7 +151,7 @@ def read(spark: SparkSession, path: str, fmt: str | None = None, *,
         if os.sep not in path and "/" not in path:
             msg += f" (a metastore table? add {flag} table)"
         raise CliError(msg)
-    fmt = fmt or _EXTENSIONS.get(os.path.splitext(path.rstrip("/"))[1].lower(), "parquet")
+    fmt = input_format(path, fmt)
     try:  # a classic session reads the footers (or the CSV header) here
         with quiet(spark):
             if fmt == "csv":

@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from chronojoin.cli.errors import CliError
 from chronojoin.cli.options import INPUT_FORMATS, add_master, split_list
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
 
 #: The options of the library's arguments whose names differ (see ``main.in_cli_terms``).
 FLAGS = {"format": "--format"}
@@ -65,7 +69,7 @@ def execute(args: argparse.Namespace) -> int:
         msg = "BATCH is required (or use --check / --rebuild-index)"
         raise CliError(msg)
     from chronojoin import IncrementalLoader
-    from chronojoin.cli.session import quiet, read, session
+    from chronojoin.cli.session import input_format, quiet, read, session
     from chronojoin.loader.target import local_path
 
     is_path = _is_path(args.table)
@@ -99,6 +103,39 @@ def execute(args: argparse.Namespace) -> int:
             print(f"index rebuilt for {loader.rebuild_index()} partition(s)")
         return 0
     batch = read(spark, args.batch, args.input_format, flag="--input-format")
+    if input_format(args.batch, args.input_format) == "json":
+        batch = _dates_as_stored(spark, batch, args.table, is_path, args.table_format)
     with quiet(spark):
         print(loader.append(batch, batch_id=args.batch_id))
     return 0
+
+
+def _dates_as_stored(spark: SparkSession, batch: DataFrame, table: str, is_path: bool,
+                     fmt: str) -> DataFrame:
+    """A JSON batch's text columns that the table stores as dates or timestamps, cast.
+
+    JSON has no date type (and the reader takes timestamps in Spark's own JSON form
+    only), so a date column comes back as text; the cast is strict: a value that is
+    not a date stops the load with Spark's error. A table that does not exist yet, or
+    holds no data, takes the batch's types.
+    """
+    from pyspark.sql import types as T
+
+    from chronojoin._validate.columns import col
+
+    try:
+        if is_path:
+            stored = spark.read.format(fmt).load(table).schema
+        elif spark.catalog.tableExists(table):
+            stored = spark.table(table).schema
+        else:
+            return batch
+    except Exception:  # no table there yet (nothing to infer a schema from)
+        return batch
+    times = (T.DateType, T.TimestampType, T.TimestampNTZType)
+    by_name = {f.name: f.dataType for f in stored.fields}
+    casts = {f.name: by_name[f.name] for f in batch.schema.fields
+             if isinstance(f.dataType, T.StringType) and isinstance(by_name.get(f.name), times)}
+    if not casts:
+        return batch
+    return batch.withColumns({name: col(name).cast(t) for name, t in casts.items()})
