@@ -247,12 +247,12 @@ def test_write_errors_are_one_line(spark, tmp_path):
     (tmp_path / "file").write_text("not a directory")
     df = spark.range(2)
     url = f"file://{tmp_path / 'exists'}"
-    with pytest.raises(CliError, match=rf"^cannot write {url}: \[PATH_ALREADY_EXISTS\] .*"
+    with pytest.raises(CliError, match=rf"^writing {url} failed: \[PATH_ALREADY_EXISTS\] .*"
                                        r" \(use --mode overwrite\)$") as exc:
         write(df, url)
     assert "\n" not in str(exc.value)
     bad = f"file://{tmp_path / 'file' / 'out'}"
-    with pytest.raises(CliError, match=rf"^cannot write {bad}: \S*ParentNotDirectoryException: "
+    with pytest.raises(CliError, match=rf"^writing {bad} failed: \S*ParentNotDirectoryException: "
                                        r"[^\n]*$") as exc:
         write(df, bad, "overwrite")
     assert "--mode" not in str(exc.value)

@@ -156,3 +156,25 @@ def test_json_batches_take_the_tables_dates(spark, tmp_path, capsys):
     assert dict(stored.dtypes)["note"] == "string"
     assert sorted((r.user_id, r.event_date, r.note) for r in stored.collect()) == [
         (1, day, "x"), (2, later, "2024-01-05")]
+
+
+def test_json_batches_keep_the_tables_text_and_take_its_local_times(spark, tmp_path, capsys):
+    # A string partition column whose values look like dates stays a string (Spark
+    # reading the table would guess dates from its directory names), and a
+    # timestamp_ntz, which Spark's JSON writer gives without an offset, is one again.
+    import datetime as dt
+
+    first = spark.createDataFrame([(1, "2024-01-01", dt.datetime(2024, 1, 1, 10))],
+                                  "user_id long, day string, ts timestamp_ntz")
+    first.write.parquet(str(tmp_path / "first"))
+    first.union(spark.createDataFrame([(2, "2024-01-02", dt.datetime(2024, 1, 2, 23, 30))],
+                                      first.schema)).write.json(str(tmp_path / "more.json"))
+    base = ["--table", str(tmp_path / "table"), "--keys", "user_id", "--partition-by", "day"]
+    assert main(["load", str(tmp_path / "first"), *base]) == 0
+    assert main(["load", str(tmp_path / "more.json"), *base]) == 0, capsys.readouterr().err
+    assert "rows_appended: 1" in capsys.readouterr().out
+    stored = spark.read.schema("user_id long, ts timestamp_ntz, day string").parquet(
+        str(tmp_path / "table"))
+    assert sorted(tuple(r) for r in stored.collect()) == [
+        (1, dt.datetime(2024, 1, 1, 10), "2024-01-01"),
+        (2, dt.datetime(2024, 1, 2, 23, 30), "2024-01-02")]

@@ -92,7 +92,7 @@ def test_cli_joins_on_spark_connect(server, tmp_path):
     again = _cli("asof", str(labels), str(clicks), "--out", str(out), "--on", "t",
                  "--by", "user", "--remote", server)
     assert again.returncode == 2
-    assert again.stderr.strip().startswith(f"chronojoin asof: error: cannot write {out}")
+    assert again.stderr.strip().startswith(f"chronojoin asof: error: writing {out} failed")
     missing = _cli("band", str(tmp_path / "nope"), str(clicks), "--out", str(tmp_path / "b"),
                    "--left-on", "t", "--right-on", "t", "--lower", "-5", "--upper", "0",
                    "--remote", server)

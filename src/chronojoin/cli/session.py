@@ -208,15 +208,15 @@ def write(df: DataFrame, path: str, mode: str = "errorifexists") -> None:
 
     errors: tuple[type[Exception], ...] = (AnalysisException,)
     if is_connect(df):  # the Connect writer knows the default mode as "error" only
-        mode_ = "error" if mode == "errorifexists" else mode
+        spark_mode = "error" if mode == "errorifexists" else mode
     else:  # a JVM error of no Python class of its own (an IOException, say)
         from py4j.protocol import Py4JJavaError
 
-        errors, mode_ = (*errors, Py4JJavaError), mode
+        errors, spark_mode = (*errors, Py4JJavaError), mode
     try:
-        df.write.mode(mode_).parquet(path)
-    except errors as exc:
-        msg = f"cannot write {path}: {spark_message(exc)}"
+        df.write.mode(spark_mode).parquet(path)
+    except errors as exc:  # the whole job runs in the write: its input's errors too
+        msg = f"writing {path} failed: {spark_message(exc)}"
         if mode != "overwrite" and "PATH_ALREADY_EXISTS" in msg:
             msg += " (use --mode overwrite)"
         raise CliError(msg) from exc

@@ -104,38 +104,50 @@ def execute(args: argparse.Namespace) -> int:
         return 0
     batch = read(spark, args.batch, args.input_format, flag="--input-format")
     if input_format(args.batch, args.input_format) == "json":
-        batch = _dates_as_stored(spark, batch, args.table, is_path, args.table_format)
+        batch = _dates_as_stored(spark, batch, args, is_path)
     with quiet(spark):
         print(loader.append(batch, batch_id=args.batch_id))
     return 0
 
 
-def _dates_as_stored(spark: SparkSession, batch: DataFrame, table: str, is_path: bool,
-                     fmt: str) -> DataFrame:
-    """A JSON batch's text columns that the table stores as dates or timestamps, cast.
+def _dates_as_stored(spark: SparkSession, batch: DataFrame, args: argparse.Namespace,
+                     is_path: bool) -> DataFrame:
+    """A JSON batch's columns cast to the dates and timestamps its table stores.
 
-    JSON has no date type (and the reader takes timestamps in Spark's own JSON form
-    only), so a date column comes back as text; the cast is strict: a value that is
-    not a date stops the load with Spark's error. A table that does not exist yet, or
-    holds no data, takes the batch's types.
+    JSON has no date type, and Spark's JSON writer gives a ``timestamp_ntz`` the form
+    the reader takes for a ``timestamp``: text columns the table stores as dates or
+    timestamps, and timestamps it stores as ``timestamp_ntz``, are cast (strictly: a
+    value that is not one stops the load). The types are the table's own: the
+    loader's record of a path table (a partition type it only guessed from directory
+    names is left as the batch has it), the catalog's of a metastore table. A table
+    that does not exist yet takes the batch's types.
     """
     from pyspark.sql import types as T
 
     from chronojoin._validate.columns import col
+    from chronojoin.loader.target import local_path, meta_schema, read_meta
 
-    try:
-        if is_path:
-            stored = spark.read.format(fmt).load(table).schema
-        elif spark.catalog.tableExists(table):
-            stored = spark.table(table).schema
-        else:
+    if is_path:
+        meta = read_meta(local_path("table", args.table))
+        if meta is None:
             return batch
-    except Exception:  # no table there yet (nothing to infer a schema from)
+        names = {f.name: f.dataType for f in batch.schema.fields}
+        stored = meta_schema(meta, names.get(args.partition_by))
+    elif spark.catalog.tableExists(args.table):
+        stored = spark.table(args.table).schema
+    else:
         return batch
     times = (T.DateType, T.TimestampType, T.TimestampNTZType)
     by_name = {f.name: f.dataType for f in stored.fields}
-    casts = {f.name: by_name[f.name] for f in batch.schema.fields
-             if isinstance(f.dataType, T.StringType) and isinstance(by_name.get(f.name), times)}
+    casts: dict[str, T.DataType] = {}
+    for f in batch.schema.fields:
+        target = by_name.get(f.name)
+        if target is None:
+            continue
+        text = isinstance(f.dataType, T.StringType) and isinstance(target, times)
+        if text or (isinstance(f.dataType, T.TimestampType)
+                    and isinstance(target, T.TimestampNTZType)):
+            casts[f.name] = target
     if not casts:
         return batch
     return batch.withColumns({name: col(name).cast(t) for name, t in casts.items()})
