@@ -55,6 +55,37 @@ def test_skew_is_read_from_the_heaviest_stage_that_reads_a_shuffle():
     assert asked == [2, 1, 1] and out["busiest_stage_skew"] == out["task_skew"]
 
 
+def test_no_skew_from_a_stage_of_fewer_than_three_tasks():
+    """Spark's median of two tasks is the longer one: the ratio would read 1.0."""
+    asked = []
+
+    def quantiles(attempt):
+        asked.append(attempt["stageId"])
+        return (10.0, 10.0 * attempt["numTasks"])
+
+    scan = _stage(1, run=900, shuffleReadBytes=0, numTasks=4)
+    join = _stage(2, run=300, numTasks=2)   # still the stage the skew is read from
+    small = _stage(3, run=100, numTasks=3)
+    out = M.summarise([scan, join, small], 1, quantiles)
+    assert out["task_skew"] is None and out["task_skew_tasks"] == 2
+    assert out["busiest_stage_skew"] == 4.0 and out["busiest_stage_tasks"] == 4
+    assert asked == [1]
+    out = M.summarise([_stage(4, numTasks=3)], 1, quantiles)
+    assert out["task_skew"] == 3.0 and out["task_skew_tasks"] == 3
+
+
+def test_failed_stage_attempts_are_neither_summed_nor_measured():
+    def quantiles(attempt):
+        return {0: (1.0, 20.0), 1: (1.0, 1.5)}[attempt["attemptId"]]
+
+    failed = _stage(3, status="FAILED", run=90_000, shuffleReadBytes=100)
+    retried = _stage(3, run=60_000, shuffleReadBytes=100, attemptId=1)
+    out = M.summarise([failed, retried], 1, quantiles)
+    assert out["shuffle_read_bytes"] == 100 and out["executor_run_time_ms"] == 60_000
+    assert out["stages"] == 1 and out["tasks"] == 4
+    assert out["task_skew"] == 1.5 == out["busiest_stage_skew"]
+
+
 def test_unreadable_values_are_none_never_zero():
     out = M.summarise([_stage(1), _stage(2, diskBytesSpilled=None)], 1, lambda a: (0.0, 5.0))
     assert out["disk_spill_bytes"] is None and out["memory_spill_bytes"] == 0

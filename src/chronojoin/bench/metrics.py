@@ -9,6 +9,13 @@ the join, window or aggregate that a hot key would load onto one task; a stage t
 only scans input is skewed by the input's files, not by the plan), and the same ratio
 for the busiest stage of all, whatever it reads (``busiest_stage_skew``: where a join
 pairs rows where they are read, as a broadcast join does, the join stage is a scan).
+Each skew comes with the task count of the stage it is read from (``task_skew_tasks``,
+``busiest_stage_tasks``); a stage of fewer than :data:`MIN_SKEW_TASKS` tasks has no
+skew (``None``): Spark's median of two tasks is the longer one, so the ratio would
+read 1.0 whatever the imbalance.
+
+Only the stage attempts that completed count: a failed attempt (a fetch failure, a lost
+executor) is retried, and its partial work is neither summed nor measured for skew.
 
 A metric that cannot be read (no UI, Spark Connect, an HTTP error, a stage the UI no
 longer retains) is recorded as ``None``, never as 0.
@@ -38,7 +45,10 @@ SUMMED = {
     "numTasks": "tasks",
 }
 #: Every metric a result carries (all ``None`` when unreadable).
-NAMES = (*SUMMED.values(), "stages", "jobs", "task_skew", "busiest_stage_skew")
+NAMES = (*SUMMED.values(), "stages", "jobs", "task_skew", "busiest_stage_skew",
+         "task_skew_tasks", "busiest_stage_tasks")
+#: Fewest tasks a stage needs for its task skew to be reported.
+MIN_SKEW_TASKS = 3
 
 _TERMINAL_JOB = {"SUCCEEDED", "FAILED"}
 _TERMINAL_STAGE = {"COMPLETE", "FAILED", "SKIPPED"}
@@ -107,8 +117,11 @@ def collect(client: UiClient | None, tag: str, *, wait_s: float = 10.0) -> dict[
 def summarise(
     attempts: list[dict[str, Any]], n_jobs: int, quantiles: Any = None
 ) -> dict[str, Any]:
-    """Fold stage attempts (REST ``StageData``) into one run's metrics."""
-    ran = [a for a in attempts if a.get("status") in ("COMPLETE", "FAILED")]
+    """Fold stage attempts (REST ``StageData``) into one run's metrics.
+
+    Only completed attempts count (a failed attempt's work was redone by a later one).
+    """
+    ran = [a for a in attempts if a.get("status") == "COMPLETE"]
     out = empty()
     if not ran:
         return out
@@ -129,6 +142,8 @@ def summarise(
         out["task_skew"] = _skew(heaviest, quantiles)
         out["busiest_stage_skew"] = (out["task_skew"] if busiest is heaviest
                                      else _skew(busiest, quantiles))
+        out["task_skew_tasks"] = _tasks(heaviest)
+        out["busiest_stage_tasks"] = _tasks(busiest)
     return out
 
 
@@ -136,9 +151,17 @@ def _run_time(attempt: dict[str, Any]) -> int:
     return int(attempt.get("executorRunTime") or 0)
 
 
+def _tasks(attempt: dict[str, Any]) -> int | None:
+    n = attempt.get("numTasks")
+    return None if n is None else int(n)
+
+
 def _skew(attempt: dict[str, Any], quantiles: Any) -> float | None:
-    """Longest task / median task of one stage attempt (``None`` when unreadable)."""
-    if (attempt.get("numTasks") or 0) <= 0:
+    """Longest task / median task of one stage attempt.
+
+    ``None`` when unreadable, and for a stage of fewer than :data:`MIN_SKEW_TASKS` tasks.
+    """
+    if (attempt.get("numTasks") or 0) < MIN_SKEW_TASKS:
         return None
     median, longest = quantiles(attempt)
     if median is None or longest is None or median <= 0:
