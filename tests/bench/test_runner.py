@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -9,7 +10,9 @@ from pyspark.sql import functions as F
 
 from chronojoin.bench import metrics as M
 from chronojoin.bench.case import Case, Method
-from chronojoin.bench.runner import Runner, family_cases
+from chronojoin.bench.cases import asof as asof_cases
+from chronojoin.bench.data import duckdb_row
+from chronojoin.bench.runner import Runner, family_cases, verdicts
 
 
 def _load(spark):
@@ -72,6 +75,9 @@ def test_wrong_answer_is_flagged_and_never_timed(spark):
         assert [r["repetition"] for r in by[name]] == [0, 1]
         assert all(r["elapsed_s"] > 0 for r in by[name])
     assert by["floor"][0]["baseline"] and not by["floor"][0]["checked"]
+    assert by["wrong"][0]["check"] == "wrong" and by["floor"][0]["check"] is None
+    assert {r["check"] for n in ("good", "also_good", "probe") for r in by[n]} == {"compared"}
+    assert {r["check"] for r in by["local"]} == {"rows"}   # a row count only
     assert all(r["master"] == "test" and r["family"] == "toy" for r in records)
     # the test session has no UI: every metric is unavailable (None), never 0
     assert all(v is None for v in by["good"][0]["metrics"].values())
@@ -136,13 +142,106 @@ def test_time_limit_interrupts_and_records_timeout(spark):
     ))
     records = []
     start = time.monotonic()
-    Runner(spark, records.append, repetitions=2).run([case])
+    Runner(spark, records.append, repetitions=2, stop_wait_s=1).run([case])
     assert time.monotonic() - start < 120
     status = {(r["method"], r["status"]) for r in records}
     assert ("slow", "timeout") in status and ("sleepy", "timeout") in status
+    # a sleep cannot be interrupted: the runner waited a while, then went on and said so
+    sleepy_rec = next(r for r in records if r["method"] == "sleepy")
+    assert sleepy_rec["abandoned"] and "abandoned" in sleepy_rec["error"]
     assert [r["status"] for r in records if r["method"] == "good"] == ["ok", "ok"]
     # the session still works after the interrupt
     assert spark.range(3).count() == 3
+
+
+def test_local_method_past_its_limit_is_stopped_before_the_next_method(spark):
+    """A local method's Spark jobs and DuckDB query are interrupted, not left running."""
+    def spark_count(inputs):   # Spark work driven from the driver, as band's count
+        big = inputs["df"].sparkSession.range(0, 10**11, 1, 2)
+        return big.select(F.max(F.xxhash64("id"))).collect()[0][0], None
+
+    def duckdb_query(inputs):
+        query = "SELECT sum(hash(range)) FROM range(100000000000)"
+        return duckdb_row({"threads": 1}, query, [])[0], None
+
+    case = Case("local limits", _load, (
+        Method("spark_count", spark_count, local=True, timeout_s=2, checked=False),
+        Method("duckdb_query", duckdb_query, local=True, timeout_s=2, checked=False),
+        Method("good", _good),
+    ))
+    records = []
+    start = time.monotonic()
+    Runner(spark, records.append, repetitions=1, stop_wait_s=60).run([case])
+    assert time.monotonic() - start < 90
+    by = {r["method"]: r for r in records}
+    for name in ("spark_count", "duckdb_query"):
+        assert by[name]["status"] == "timeout" and not by[name].get("abandoned"), by[name]
+    assert by["good"]["status"] == "ok"
+    ours = {"cjbench-spark_count", "cjbench-duckdb_query"}
+    assert not [t.name for t in threading.enumerate() if t.name in ours]
+
+
+def test_verdicts_of_the_answer_check():
+    a, b = (7, "1"), (7, "2")
+    assert verdicts({"auto": a}) == ({"auto": "none"}, a)
+    assert verdicts({}) == ({}, None)
+    assert verdicts({"x": a, "y": a, "z": b}) == (
+        {"x": "compared", "y": "compared", "z": "wrong"}, a)
+    # a tie is not decided by the order the methods are listed in
+    assert verdicts({"x": a, "z": b}) == ({"x": "disagree", "z": "disagree"}, None)
+    assert verdicts({"x": a, "z": b}, {"z"}) == ({"x": "wrong", "z": "baseline"}, b)
+    # no checksum on one side: the row counts only
+    assert verdicts({"x": a, "duck": (7, None)}) == ({"x": "rows", "duck": "rows"}, a)
+    assert verdicts({"x": a, "duck": (8, None)}) == ({"x": "disagree", "duck": "disagree"}, None)
+    assert verdicts({"x": a, "y": a, "duck": (8, None)})[0]["duck"] == "wrong"
+    # one row count agreeing with two different checksums decides nothing
+    assert verdicts({"x": a, "z": b, "duck": (7, None)}, {"duck"})[1] is None
+
+
+def test_one_checked_method_is_compared_with_none(spark):
+    case = Case("alone", _load, (
+        Method("floor", _floor, baseline=True, checked=False), Method("good", _good),
+    ))
+    records = Runner(spark, lambda r: None, repetitions=1).run([case])
+    by = {r["method"]: r for r in records}
+    assert by["good"]["status"] == "ok" and by["good"]["check"] == "none"
+    assert by["floor"]["check"] is None
+
+
+def test_two_disagreeing_answers_are_both_untimed_unless_a_baseline_decides(spark):
+    methods = (Method("good", _good), Method("wrong", _wrong))
+    records = Runner(spark, lambda r: None, repetitions=1).run([Case("tie", _load, methods)])
+    assert {(r["method"], r["status"], r["check"]) for r in records} == {
+        ("good", "disagree", "disagree"), ("wrong", "disagree", "disagree")}
+    decided = (Method("good", _good, baseline=True), Method("wrong", _wrong))
+    records = Runner(spark, lambda r: None, repetitions=1).run([Case("tie", _load, decided)])
+    assert {(r["method"], r["status"], r["check"]) for r in records} == {
+        ("good", "ok", "baseline"), ("wrong", "wrong", "wrong")}
+
+
+@pytest.mark.parametrize(("family", "size", "methods"), [
+    ("asof", 200, ["union", "auto", "duckdb"]),
+    ("intervals", 2000, ["sweep", "auto", "duckdb"]),
+])
+def test_duckdb_answers_are_checked_on_a_checksum(spark, tmp_path, monkeypatch, family, size,
+                                                  methods):
+    params = {"variants": ["size"]} if family == "asof" else {"variants": ["few_pairs"],
+                                                              "buckets": [4]}
+    case = family_cases(family, sizes=[size], data_dir=str(tmp_path), **params)[0]
+    records = Runner(spark, lambda r: None, repetitions=1, methods=methods).run([case])
+    by = {r["method"]: r for r in records}
+    assert by["duckdb"]["status"] == "ok" and by["duckdb"]["check"] == "compared", by["duckdb"]
+    assert by["auto"]["check"] == "compared"
+    if family == "asof":   # a forward join in DuckDB has as many rows, and is caught
+        checked = asof_cases._duckdb_checked
+
+        def forward(inputs, condition):
+            return checked(inputs, condition.replace(">=", "<="))
+
+        monkeypatch.setattr(asof_cases, "_duckdb_checked", forward)
+        records = Runner(spark, lambda r: None, repetitions=1, methods=methods).run([case])
+        wrong = next(r for r in records if r["method"] == "duckdb")
+        assert wrong["status"] == "wrong" and wrong["rows"] == wrong["expected_rows"]
 
 
 def test_load_failure_and_method_error_are_recorded(spark):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,10 @@ if TYPE_CHECKING:
 
 #: Database of the bucketed tables the benchmarks create in their own session.
 BENCH_DATABASE = "chronojoin_bench"
+
+#: The DuckDB connection each thread is running a query on (see :func:`interrupt_duckdb`).
+_RUNNING: dict[int, Any] = {}
+_RUNNING_LOCK = threading.Lock()
 
 
 def default_data_dir() -> str:
@@ -75,12 +80,30 @@ def duckdb_row(inputs: Mapping[str, Any], query: str, paths: list[str]) -> tuple
     import duckdb
 
     con = duckdb.connect()
+    thread = threading.get_ident()
+    with _RUNNING_LOCK:
+        _RUNNING[thread] = con
     try:
         con.execute(f"SET threads = {int(inputs.get('threads', 1))}")
         row = con.execute(query, [os.path.join(p, "*.parquet") for p in paths]).fetchone()
     finally:
+        with _RUNNING_LOCK:
+            _RUNNING.pop(thread, None)
         con.close()
     if row is None:
         msg = "DuckDB returned no row"
         raise RuntimeError(msg)
     return tuple(row)
+
+
+def interrupt_duckdb(thread: int | None) -> bool:
+    """Interrupt the DuckDB query :func:`duckdb_row` runs in thread ``thread``, if any.
+
+    The benchmark runner calls it when a local method exceeds its time limit.
+    """
+    with _RUNNING_LOCK:
+        con = _RUNNING.get(thread) if thread is not None else None
+    if con is None:
+        return False
+    con.interrupt()
+    return True

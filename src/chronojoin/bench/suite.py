@@ -98,6 +98,11 @@ def _reason(error: str, width: int = 80) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+#: How the summary names a weak answer check (see ``chronojoin.bench.runner.verdicts``).
+_CHECKS = {"none": "compared with none", "rows": "row count only",
+           "baseline": "baseline's answer, no other agreed"}
+
+
 def summary(records: Sequence[dict[str, Any]]) -> str:
     """Format a plain-text table: median seconds per (master, case, method), and failures."""
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
@@ -117,5 +122,8 @@ def summary(records: Sequence[dict[str, Any]]) -> str:
             text += f", {failed[0].get('status')}"
         if failed and failed[0].get("error"):
             text += f": {_reason(str(failed[0]['error']))}"
+        check = rs[-1].get("check")
+        if check in ("none", "rows", "baseline"):
+            text += f" [answer check: {_CHECKS[check]}]"
         lines.append(f"{master:<22} {case:<40} {method:<14} {text}")
     return "\n".join(lines)

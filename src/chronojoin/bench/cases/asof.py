@@ -21,9 +21,10 @@ default plan (both with a time limit); tempo's ``asofJoin`` when tempo is instal
 DuckDB's ``ASOF JOIN`` on the same Parquet files (a single-node reference, run in the
 driver process with as many threads as the master has cores).
 
-The answer check hashes ``id, time, label, time_right``: the matched right time, not
-its ``value``, because with several right rows at the winning time any one of them is
-a correct answer.
+The answer check (:func:`check_plan`, computed alike by DuckDB) reads the matched right
+time, not its ``value``, because with several right rows at the winning time any one of
+them is a correct answer. The three right tables are checked by a hash of ``id, time,
+label`` and each table's time and value.
 """
 
 from __future__ import annotations
@@ -161,7 +162,7 @@ def _case(
     load = functools.partial(_load, data_dir=data_dir, gen=gen, buckets=buckets)
     return Case(
         name=name, load=load, methods=methods(limit, cartesian_limit), params=params,
-        checksum_columns=CHECKSUM_COLUMNS,
+        checksum_columns=CHECKSUM_COLUMNS, checksum_plan=check_plan,
     )
 
 
@@ -199,7 +200,7 @@ def _no_key_case(n_ids: int, *, data_dir: str | None, seed: int, time_type: str,
             Method("duckdb", _duckdb_no_key, local=True, timeout_s=limit),
         ),
         params={"variant": "no_key", **gen},
-        checksum_columns=CHECKSUM_COLUMNS,
+        checksum_columns=CHECKSUM_COLUMNS, checksum_plan=check_plan,
     )
 
 
@@ -222,10 +223,8 @@ def _constant_key(inputs: Inputs) -> DataFrame:
     return cj.asof_join(left, right, on="time", by="_one", strategy="union")
 
 
-def _duckdb_no_key(inputs: Inputs) -> tuple[int, None]:
-    query = ("SELECT count(*) FROM read_parquet(?) l ASOF LEFT JOIN read_parquet(?) r "
-             "ON l.time >= r.time")
-    return int(duckdb_row(inputs, query, [inputs["left_path"], inputs["right_path"]])[0]), None
+def _duckdb_no_key(inputs: Inputs) -> tuple[int, str]:
+    return _duckdb_checked(inputs, "l.time >= r.time")
 
 
 def _load_many_right(spark: Any, *, data_dir: str | None, gen: dict[str, Any]) -> Inputs:
@@ -276,6 +275,7 @@ def _load(
         tables = {"left": inputs["left"], "right": inputs["right"]}
         inputs.update(bucketed_tables(spark, tables, name=name, buckets=buckets))
     inputs["threads"] = duckdb_threads(spark)
+    inputs["time_type"] = gen["time_type"]
     return inputs
 
 
@@ -361,10 +361,47 @@ def _tempo(inputs: Inputs) -> DataFrame:
     )
 
 
-def _duckdb(inputs: Inputs) -> tuple[int, None]:
+def _duckdb(inputs: Inputs) -> tuple[int, str]:
+    return _duckdb_checked(inputs, "l.id = r.id AND l.time >= r.time")
+
+
+def check_plan(df: DataFrame) -> DataFrame:
+    """One row ``(rows, checksum)`` of an as-of answer, from numbers DuckDB computes alike.
+
+    The checksum joins with ``:`` the count of left rows without a match, the sum of the
+    matched right times and the sum of ``id * (time - time_right)`` (times as
+    microseconds since the epoch, integer times as they are): which right time each
+    left row matched, whatever its position in the output. The ``label`` is not read:
+    it is the left row's own. (A hash of the columns, as the other cases use, cannot be
+    computed alike by DuckDB, whose hash functions differ from Spark's.)
+    """
+    micros = {
+        name: F.unix_micros(F.col(name)) if dtype.startswith("timestamp")
+        else F.col(name).cast("long")
+        for name, dtype in df.dtypes if name in ("time", "time_right")
+    }
+    wide = "decimal(38,0)"
+    weighted = F.col("id").cast(wide) * (micros["time"] - micros["time_right"]).cast(wide)
+    parts = [
+        F.count_if(F.col("time_right").isNull()),
+        F.coalesce(F.sum(micros["time_right"].cast(wide)), F.lit(0)),
+        F.coalesce(F.sum(weighted.cast(wide)), F.lit(0)),
+    ]
+    return df.agg(F.count(F.lit(1)).alias("rows"),
+                  F.concat_ws(":", *(p.cast("string") for p in parts)).alias("checksum"))
+
+
+def _duckdb_checked(inputs: Inputs, condition: str) -> tuple[int, str]:
+    """DuckDB's ``ASOF LEFT JOIN`` on ``condition``: row count and :func:`check_plan`'s sums."""
+    def us(column: str) -> str:
+        return f"epoch_us({column})" if inputs.get("time_type") == "timestamp" else column
+
     query = (
-        "SELECT count(*), sum(hash(l.id, l.time, l.label, r.time, r.value)) "
+        "SELECT count(*), count(*) - count(r.time), "
+        f"coalesce(sum({us('r.time')}::HUGEINT), 0), "
+        f"coalesce(sum(l.id::HUGEINT * ({us('l.time')} - {us('r.time')})::HUGEINT), 0) "
         "FROM read_parquet(?) l ASOF LEFT JOIN read_parquet(?) r "
-        "ON l.id = r.id AND l.time >= r.time"
+        f"ON {condition}"
     )
-    return int(duckdb_row(inputs, query, [inputs["left_path"], inputs["right_path"]])[0]), None
+    rows, *sums = duckdb_row(inputs, query, [inputs["left_path"], inputs["right_path"]])
+    return int(rows), ":".join(str(int(v)) for v in sums)

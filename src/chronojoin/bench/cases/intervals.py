@@ -103,6 +103,7 @@ def _case(variant: str, n_points: int, *, data_dir: str | None, seed: int, limit
     return Case(
         name=f"intervals {variant} points={n_points}", load=load,
         methods=methods(limit, fixed), params={"variant": variant, **gen},
+        checksum_plan=check_plan,
     )
 
 
@@ -191,14 +192,40 @@ WITH ev AS (
     SELECT id, end_time, 2, NULL, -points, -1 FROM read_parquet(?) WHERE start_time <= end_time
 ), swept AS (
     SELECT seq, id, t,
-        sum(d) OVER w AS total, coalesce(sum(c) OVER w, 0) AS n
+        sum(d) OVER w AS running, coalesce(sum(c) OVER w, 0) AS n
     FROM ev
     WINDOW w AS (PARTITION BY id ORDER BY t, o ROWS UNBOUNDED PRECEDING)
+), answer AS (
+    SELECT seq, n, CASE WHEN n > 0 THEN running END AS total FROM swept
+    WHERE seq IS NOT NULL
 )
-SELECT count(*), sum(total), sum(n) FROM swept WHERE seq IS NOT NULL
+SELECT count(*), count(*) - count(total), coalesce(sum(n::HUGEINT), 0),
+    coalesce(sum(seq::HUGEINT * n), 0), coalesce(sum(seq::HUGEINT * total), 0)
+FROM answer
 """
 
 
-def _duckdb(inputs: Inputs) -> tuple[int, None]:
+def check_plan(df: DataFrame) -> DataFrame:
+    """One row ``(rows, checksum)`` of an answer, from numbers DuckDB computes alike.
+
+    The checksum joins with ``:`` the count of points without a covering interval
+    (``total`` NULL), the sum of ``n``, and the sums of ``seq * n`` and ``seq * total``:
+    each point's own aggregates, whatever its position in the output. (A hash of the
+    columns cannot be computed alike by DuckDB, whose hash functions differ from Spark's.)
+    """
+    wide = "decimal(38,0)"
+    seq = F.col("seq").cast(wide)
+    parts = [
+        F.count_if(F.col("total").isNull()),
+        F.coalesce(F.sum(F.col("n").cast(wide)), F.lit(0)),
+        F.coalesce(F.sum((seq * F.col("n").cast(wide)).cast(wide)), F.lit(0)),
+        F.coalesce(F.sum((seq * F.col("total").cast(wide)).cast(wide)), F.lit(0)),
+    ]
+    return df.agg(F.count(F.lit(1)).alias("rows"),
+                  F.concat_ws(":", *(p.cast("string") for p in parts)).alias("checksum"))
+
+
+def _duckdb(inputs: Inputs) -> tuple[int, str]:
     pts, ivs = inputs["points_path"], inputs["intervals_path"]
-    return int(duckdb_row(inputs, _DUCKDB_SWEEP, [pts, ivs, ivs])[0]), None
+    rows, *sums = duckdb_row(inputs, _DUCKDB_SWEEP, [pts, ivs, ivs])
+    return int(rows), ":".join(str(int(v)) for v in sums)
