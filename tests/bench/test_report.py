@@ -154,3 +154,54 @@ def test_embed_report_needs_the_marker(tmp_path):
         embed_report(FIXTURE, str(target))
     assert target.read_text() == "# Notes\n"
 
+
+
+def _records(path, rows):
+    with open(path, "w", encoding="utf-8") as fh:
+        for method, rep, status, seconds, extra in rows:
+            rec = {
+                "kind": "result", "run_id": "R1", "family": "asof",
+                "case": "asof hot_key n=1000 asc hot=0.5",
+                "params": {"variant": "hot_key", "n_ids": 1000, "order": "asc"},
+                "method": method, "baseline": method == "floor", "checked": method != "floor",
+                "master": "local[2]", "executors": 2, "repetition": rep, "status": status,
+                "elapsed_s": seconds, "error": None if status == "ok" else "over 60 s",
+                "metrics": {"task_skew": None, "task_skew_tasks": 2,
+                            "busiest_stage_skew": 3.5, "busiest_stage_tasks": 4},
+            }
+            rec.update(extra)
+            fh.write(json.dumps(rec) + "\n")
+
+
+def test_skew_of_too_few_tasks_partial_timeouts_and_the_check_column(tmp_path):
+    from chronojoin.report.tables import results_table
+
+    path = tmp_path / "R1.jsonl"
+    _records(path, [
+        ("floor", 0, "ok", 1.0, {}), ("floor", 1, "ok", 1.0, {}), ("floor", 2, "ok", 1.0, {}),
+        ("auto", 0, "ok", 2.0, {"check": "none"}), ("auto", 1, "ok", 2.0, {"check": "none"}),
+        ("auto", 2, "ok", 2.0, {"check": "none"}),
+        ("spark_smj", 0, "ok", 5.0, {"check": "compared"}),
+        ("spark_smj", 1, "timeout", None, {"check": "compared"}),
+    ])
+    summary = summarise(load([str(path)])[0])
+    by = summary.set_index("method")
+    assert by.loc["floor", "status"] == "ok" and by.loc["auto", "status"] == "ok"
+    assert by.loc["spark_smj", "status"] == "ok (1 timeout)"
+    assert by.loc["spark_smj", "runs"] == 1 and by.loc["spark_smj", "relative"] == 5.0
+    table = results_table(summary)
+    assert "| task skew | busiest-stage skew | check | status |" in table
+    assert "| n/a (2 tasks) | 3.50 | none | ok |" in table
+    assert "| n/a (2 tasks) | 3.50 | - | ok |" in table   # the floor is not checked
+    assert "| compared | **ok (1 timeout)** |" in table
+
+
+def test_results_without_the_newer_fields_still_load():
+    from chronojoin.report.tables import results_table
+
+    summary = summarise(load([FIXTURE])[0])
+    table = results_table(summary)
+    union = next(line for line in table.splitlines() if "| union |" in line)
+    assert union.endswith("| 1.30 | n/a | n/a | ok |")   # skew kept; no check recorded
+    floor = next(line for line in table.splitlines() if "floor (baseline)" in line)
+    assert floor.endswith("| - | ok |")

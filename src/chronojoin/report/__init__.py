@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from chronojoin.bench.metrics import MIN_SKEW_TASKS
 from chronojoin.report.load import load, summarise
 from chronojoin.report.tables import (
     environment_table,
@@ -95,9 +96,16 @@ def render(results: pd.DataFrame, envs: pd.DataFrame, out: str) -> str:
         "run and session. Memory and shuffle figures come from Spark's monitoring REST API "
         "(sums over the run's stages, as sparkMeasure reports them); *task skew* is the "
         "longest task over the median task of the heaviest stage that reads a shuffle "
-        "(results of earlier releases: of the heaviest stage). `n/a` means the metric "
+        "(results of earlier releases: of the heaviest stage); a stage of fewer than "
+        f"{MIN_SKEW_TASKS} tasks has none (`n/a (2 tasks)`). `n/a` means the metric "
         "could not be read. A method whose answer differed from the others is marked "
-        "**wrong** and never timed.",
+        "**wrong** and never timed (**disagree**: two answers differed and no baseline "
+        "decided). *check* says what the answer was compared with: `compared` (another "
+        "method's row count and checksum), `rows` (the row count only), `none` (no other "
+        "checked method ran: the answer was not checked), `baseline` (the baseline's "
+        "answer, which no other method matched), `-` (not checked), `n/a` (not recorded). "
+        "A status `ok (1 timeout)` marks a method some of whose timed runs failed: its "
+        "median is of the runs that finished.",
     ]
     for run_id, run in summary.groupby("run_id", sort=True):
         run_envs = envs[envs["run_id"] == run_id] if not envs.empty else envs

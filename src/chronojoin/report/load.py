@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -45,8 +46,11 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
     """Medians over repetitions per (run, master, family, case, method), and ratios.
 
     ``relative`` is the method's median time divided by the median time of the case's
-    baseline method in the same run and master. ``status`` is ``ok`` when at least one
-    timed run succeeded, else the failure (``wrong``, ``timeout``, ``error``).
+    baseline method in the same run and master. ``status`` is ``ok`` when every timed
+    run succeeded, ``ok (1 timeout)`` (and the like) when some did and others failed
+    (the median is then of the runs that finished, which the slow ones are not), else
+    the failure (``wrong``, ``disagree``, ``timeout``, ``error``). ``check`` is what the
+    answer check found (``None`` in results of releases that did not record it).
     """
     if results.empty:
         return pd.DataFrame()
@@ -61,7 +65,9 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
         row.update({
             "baseline": bool(first.get("baseline", False)),
             "runs": len(ok),
-            "status": "ok" if len(ok) else str(group["status"].iloc[0]),
+            "status": _status(group, len(ok)),
+            "checked": first.get("checked"),
+            "check": _first(group, "check"),
             "error": None if len(ok) else group["error"].dropna().astype(str).head(1).squeeze()
             if group["error"].notna().any() else None,
             "elapsed_s": _median(ok["elapsed_s"]),
@@ -77,6 +83,23 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
         rows.append(row)
     out = pd.DataFrame(rows)
     return _relative(out)
+
+
+def _status(group: pd.DataFrame, n_ok: int) -> str:
+    """``ok``, ``ok (1 timeout)`` when some timed runs failed, else the first failure."""
+    if not n_ok:
+        return str(group["status"].iloc[0])
+    failed = Counter(str(s) for s in group["status"] if s != "ok")
+    if not failed:
+        return "ok"
+    return "ok (" + ", ".join(f"{n} {s}" for s, n in sorted(failed.items())) + ")"
+
+
+def _first(group: pd.DataFrame, column: str) -> Any:
+    if column not in group:
+        return None
+    values = group[column].dropna()
+    return values.iloc[0] if len(values) else None
 
 
 def _relative(summary: pd.DataFrame) -> pd.DataFrame:

@@ -38,9 +38,16 @@ def is_standalone(master: str) -> bool:
     return master.startswith("spark://")
 
 
+def finished(summary: pd.DataFrame) -> pd.Series:
+    """Rows with a time: at least one timed run finished (``ok``, ``ok (1 timeout)``)."""
+    if "runs" in summary:
+        return summary["runs"] > 0
+    return summary["status"] == "ok"
+
+
 def size_rows(summary: pd.DataFrame) -> pd.DataFrame:
     """Rows of the size/order study: plain datasets (no buckets, skew or many-left)."""
-    df = summary[summary["status"] == "ok"]
+    df = summary[finished(summary)]
     if "p_variant" in df:
         df = df[df["p_variant"].isin(["size", "order"]) | df["p_variant"].isna()]
     if "p_buckets" in df:
@@ -112,7 +119,7 @@ def bucket_figures(summary: pd.DataFrame, out: str, prefix: str) -> list[Figure]
     """Figures 5.4-5.6: elapsed, memory and spill vs bucket count (ref: unbucketed)."""
     if "p_buckets" not in summary:
         return []
-    ok = summary[summary["status"] == "ok"]
+    ok = summary[finished(summary)]
     df = ok[ok["p_buckets"].notna()].copy()
     if df.empty:
         return []

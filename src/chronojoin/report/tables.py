@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from chronojoin.bench.metrics import MIN_SKEW_TASKS
 from chronojoin.report.plots import is_standalone, size_rows, size_unit
 
 
@@ -31,6 +32,27 @@ def fmt_num(value: Any, digits: int = 2, suffix: str = "") -> str:
     return f"{float(value):.{digits}f}{suffix}"
 
 
+def fmt_skew(value: Any, tasks: Any) -> str:
+    """A task skew; none read from a stage of too few tasks -> ``n/a (2 tasks)``."""
+    if _missing(value) and not _missing(tasks) and float(tasks) < MIN_SKEW_TASKS:
+        n = round(float(tasks))
+        return f"n/a ({n} task{'' if n == 1 else 's'})"
+    return fmt_num(value, 2)
+
+
+def fmt_check(row: Any) -> str:
+    """What the answer check found; ``-`` for a method outside it, ``n/a`` if unrecorded."""
+    checked = row.get("checked")
+    if not _missing(checked) and not bool(checked):
+        return "-"
+    check = row.get("check")
+    return "n/a" if _missing(check) else str(check)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def markdown(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """Format a GitHub-flavoured Markdown table."""
     def cell(v: Any) -> str:
@@ -46,7 +68,7 @@ def results_table(summary: pd.DataFrame) -> str:
     header = [
         "master", "case", "method", "median s", "relative", "runs", "peak exec mem",
         "shuffle write", "shuffle read", "mem spill", "disk spill", "task skew",
-        "busiest-stage skew", "status",
+        "busiest-stage skew", "check", "status",
     ]
     rows = []
     for _, r in summary.iterrows():
@@ -60,7 +82,9 @@ def results_table(summary: pd.DataFrame) -> str:
             fmt_bytes(r.get("peak_execution_memory_bytes")),
             fmt_bytes(r.get("shuffle_write_bytes")), fmt_bytes(r.get("shuffle_read_bytes")),
             fmt_bytes(r.get("memory_spill_bytes")), fmt_bytes(r.get("disk_spill_bytes")),
-            fmt_num(r.get("task_skew"), 2), fmt_num(r.get("busiest_stage_skew"), 2), status,
+            fmt_skew(r.get("task_skew"), r.get("task_skew_tasks")),
+            fmt_skew(r.get("busiest_stage_skew"), r.get("busiest_stage_tasks")),
+            fmt_check(r), status,
         ])
     return markdown(header, rows)
 
