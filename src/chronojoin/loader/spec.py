@@ -86,12 +86,7 @@ def check_batch_columns(batch: DataFrame, spec: LoaderSpec) -> None:
                    "keeps for its own columns; rename it")
             raise InvalidArgumentError(msg)
     for k in spec.keys:
-        f = field(schema, argument="keys", name=k, side="batch")
-        if kind := incomparable(f.dataType):
-            msg = (f"`keys`: column {k!r} of batch has type {f.dataType.simpleString()}; "
-                   f"{kind} cannot be compared (expected a number, string, date, "
-                   "timestamp, or a struct or array of them)")
-            raise InvalidArgumentError(msg)
+        _check_comparable(schema, "keys", k, "compared")
     p = field(schema, argument="partition_by", name=spec.partition_by, side="batch")
     if not isinstance(p.dataType, _PARTITION_TYPES) or collated(p.dataType):
         msg = (f"`partition_by`: column {spec.partition_by!r} has type "
@@ -100,12 +95,7 @@ def check_batch_columns(batch: DataFrame, spec: LoaderSpec) -> None:
         raise InvalidArgumentError(msg)
     for c in spec.order_by:
         if isinstance(c, str):
-            f = field(schema, argument="order_by", name=c, side="batch")
-            if kind := incomparable(f.dataType):
-                msg = (f"`order_by`: column {c!r} of batch has type "
-                       f"{f.dataType.simpleString()}; {kind} cannot be ordered (expected a "
-                       "number, string, date, timestamp, or a struct or array of them)")
-                raise InvalidArgumentError(msg)
+            _check_comparable(schema, "order_by", c, "ordered")
         else:
             _check_resolves(batch, c)
     if spec.format == "orc":
@@ -114,6 +104,16 @@ def check_batch_columns(batch: DataFrame, spec: LoaderSpec) -> None:
                 msg = (f"`format`: ORC cannot store column {f.name!r} of batch "
                        f"({f.dataType.simpleString()}); use format='parquet'")
                 raise InvalidArgumentError(msg)
+
+
+def _check_comparable(schema: T.StructType, argument: str, name: str, verb: str) -> None:
+    """Column ``name`` of the batch exists and Spark can compare (order) its values."""
+    f = field(schema, argument=argument, name=name, side="batch")
+    if kind := incomparable(f.dataType):
+        msg = (f"`{argument}`: column {name!r} of batch has type {f.dataType.simpleString()}; "
+               f"{kind} cannot be {verb} (expected a number, string, date, timestamp, or a "
+               "struct or array of them)")
+        raise InvalidArgumentError(msg)
 
 
 def _check_resolves(batch: DataFrame, order: Column) -> None:

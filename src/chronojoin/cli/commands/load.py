@@ -78,9 +78,10 @@ def execute(args: argparse.Namespace) -> int:
     if maintenance and is_path and not os.path.isdir(local_path("table", args.table)):
         raise CliError(_missing(args))
     spark = session(args, "chronojoin-load", hive=not is_path)
-    if maintenance and not is_path and not spark.catalog.tableExists(args.table):
+    exists = not is_path and spark.catalog.tableExists(args.table)
+    if maintenance and not is_path and not exists:
         raise CliError(_missing(args))
-    if not is_path and not maintenance and not spark.catalog.tableExists(args.table):
+    if not is_path and not maintenance and not exists:
         # A name, not a path: say where the new table and its metastore will live.
         conf = spark.conf
         print(f"creating metastore table {args.table} (metastore: "
@@ -104,14 +105,14 @@ def execute(args: argparse.Namespace) -> int:
         return 0
     batch = read(spark, args.batch, args.input_format, flag="--input-format")
     if input_format(args.batch, args.input_format) == "json":
-        batch = _dates_as_stored(spark, batch, args, is_path)
+        batch = _dates_as_stored(spark, batch, args, is_path=is_path, exists=exists)
     with quiet(spark):
         print(loader.append(batch, batch_id=args.batch_id))
     return 0
 
 
-def _dates_as_stored(spark: SparkSession, batch: DataFrame, args: argparse.Namespace,
-                     is_path: bool) -> DataFrame:
+def _dates_as_stored(spark: SparkSession, batch: DataFrame, args: argparse.Namespace, *,
+                     is_path: bool, exists: bool) -> DataFrame:
     """A JSON batch's columns cast to the dates and timestamps its table stores.
 
     JSON has no date type, and Spark's JSON writer gives a ``timestamp_ntz`` the form
@@ -133,7 +134,7 @@ def _dates_as_stored(spark: SparkSession, batch: DataFrame, args: argparse.Names
             return batch
         names = {f.name: f.dataType for f in batch.schema.fields}
         stored = meta_schema(meta, names.get(args.partition_by))
-    elif spark.catalog.tableExists(args.table):
+    elif exists:
         stored = spark.table(args.table).schema
     else:
         return batch
