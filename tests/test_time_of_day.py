@@ -10,6 +10,8 @@ strings.
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from pyspark.sql import functions as F
 
@@ -22,19 +24,19 @@ ON = {"spark.sql.timeType.enabled": "true"}
 
 @pytest.fixture(scope="module")
 def sides(spark):
-    left = spark.createDataFrame(
-        [(1, 10, 0), (1, 20, 1), (1, 20, 1), (2, 15, 2), (3, 1, 3), (None, 5, 4)],
-        "k int, t long, n int")
-    right = spark.createDataFrame(
-        [(1, 5, 9), (1, 12, 30), (1, 13, 30), (2, 16, 16), (2, 0, 10**9), (3, 40, 41),
-         (3, 40, None)],
-        "k int, t long, e long")
-    # a time of day per row, NULL where the row's number is
-    clock = ("if({0} is null, null, "
-             "to_time(format_string('%02d:%02d:01.000123', {0} % 24, {0} % 60)))")
-    with session_settings(spark, ON):
-        return (left.withColumn("tod", F.expr(clock.format("n"))),
-                right.withColumn("tod_r", F.expr(clock.format("e"))))
+    # a time of day per row, NULL where the row's number is; built from Python values,
+    # which need no session setting (a Connect server analyses a frame again at every
+    # use, and ``to_time`` fails to analyse while TIME is off)
+    def clock(n):
+        return None if n is None else dt.time(n % 24, n % 60, 1, 123)
+
+    left = [(1, 10, 0), (1, 20, 1), (1, 20, 1), (2, 15, 2), (3, 1, 3), (None, 5, 4)]
+    right = [(1, 5, 9), (1, 12, 30), (1, 13, 30), (2, 16, 16), (2, 0, 10**9), (3, 40, 41),
+             (3, 40, None)]
+    return (spark.createDataFrame([(*r, clock(r[2])) for r in left],
+                                  "k int, t long, n int, tod time"),
+            spark.createDataFrame([(*r, clock(r[2])) for r in right],
+                                  "k int, t long, e long, tod_r time"))
 
 
 def _strings(df):

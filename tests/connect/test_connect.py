@@ -35,8 +35,12 @@ def _suite(server: str, what: str, *args: str) -> None:
     cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *args]
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=1200, check=False)
-    tail = "\n".join(done.stdout.splitlines()[-30:])
-    detail = f"{tail}\n{done.stderr[-3000:]}"
+    lines = done.stdout.splitlines()
+    tail = "\n".join(lines[-30:])
+    # the failing test and the first lines of its error, before Spark's stack trace
+    failed = [line for line in lines if line.startswith("FAILED ")][:3]
+    error = [line for line in lines if line.startswith("E ")][:12]
+    detail = "\n".join([*failed, *error, tail, done.stderr[-3000:]])
     assert done.returncode == 0, f"{what} failed on Spark Connect:\n{detail}"
     assert " passed" in tail
 
