@@ -45,6 +45,7 @@ def table(spark, tmp_path_factory):
     ({"path": "x", "keys": ["a"], "on_duplicate": "keep"}, "`on_duplicate` must be one of"),
     ({"path": "x", "keys": ["a"], "order_by": [1]}, "`order_by` must be column names"),
     ({"path": "s3://bucket/t", "keys": ["a"]}, "`path`: only local file system paths"),
+    ({"path": "file://elsewhere/t", "keys": ["a"]}, "`path`: only local file system paths"),
 ])
 def test_constructor_arguments(spark, kwargs, match):
     with pytest.raises(InvalidArgumentError, match=match):

@@ -172,3 +172,11 @@ def test_float_keys_are_stored_as_given(spark, tmp_path):
                                                             "event_date date"))
     row = spark.read.parquet(str(tmp_path / "t")).first()
     assert str(row.k) == "-0.0" and str(row.s.x) == "-0.0"
+
+
+@pytest.mark.parametrize("scheme", ["file:", "file://", "file://localhost"])
+def test_file_urls_name_the_local_directory(spark, tmp_path, scheme):
+    ld = cj.IncrementalLoader(spark, path=f"{scheme}{tmp_path}/t", keys=["k"],
+                              partition_by="p")
+    ld.append(spark.createDataFrame([(1, "a")], "k long, p string"))
+    assert spark.read.parquet(str(tmp_path / "t")).collect() == [(1, "a")]

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
+from chronojoin._paths import local_path
 from chronojoin._session import is_connect
 from chronojoin.cli.errors import CliError, first_line
 from chronojoin.cli.options import key_value_pairs
@@ -257,17 +258,6 @@ def check_not_input(out: str, inputs: Sequence[str]) -> None:
         msg = (f"--out {out} {relation} the input {path}: writing there would destroy or "
                "corrupt that input; choose another --out")
         raise CliError(msg)
-
-
-def local_path(path: str) -> str | None:
-    """The local path that ``path`` names: itself, or a ``file:`` URL's path.
-
-    ``None`` for a URL of another scheme (``hdfs://``, ``s3a://``) or another host.
-    """
-    if path[:5].lower() == "file:":
-        parsed = urlparse(path)
-        return (parsed.path or None) if parsed.netloc in ("", "localhost") else None
-    return None if "://" in path else path
 
 
 def _location(path: str) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 
+from chronojoin import _paths
 from chronojoin._validate.columns import col, same_type
 from chronojoin.errors import InvalidArgumentError, LoaderError, SchemaMismatchError
 from chronojoin.loader.layout import META, atomic_write_json, partition_value, read_json
@@ -36,15 +37,12 @@ class Target:
 
 def local_path(argument: str, location: str) -> str:
     """Return a local absolute path, or an error naming the argument."""
-    if location.startswith("file:"):
-        location = location[len("file:"):]
-        while location.startswith("//"):
-            location = location[1:]
-    elif "://" in location:
+    path = _paths.local_path(location)
+    if path is None:
         msg = (f"`{argument}`: only local file system paths are supported (the commit relies "
                f"on atomic renames); got {location!r}")
         raise InvalidArgumentError(msg)
-    return os.path.abspath(location)
+    return os.path.abspath(path)
 
 
 def _quote(name: str) -> str:

@@ -99,7 +99,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> int:
     """Generate and write the dataset(s)."""
-    from chronojoin.cli.session import local_path
+    from chronojoin._paths import local_path
     from chronojoin.datagen import parse_buckets
 
     local = local_path(args.out)
