@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chronojoin.bench.case import checksum
-from chronojoin.bench.cases import asof, interval_join
+from chronojoin.bench.cases import asof, band, interval_join
 
 
 def test_many_right_one_pass_equals_chained(spark, tmp_path):
@@ -60,3 +60,14 @@ def test_interval_join_methods_agree(spark, tmp_path):
     assert counts["short_left"] > counts["short_inner"] > 0
     # the ten intervals that never end cover every later point of their keys
     assert counts["open_ended_inner"] > counts["short_inner"]
+
+
+def test_band_methods_agree_with_duckdb_on_the_pairs(spark, tmp_path):
+    """Every method, DuckDB and the counting one included, finds the same pairs."""
+    (case,) = band.cases(sizes=[400], quick=True, data_dir=str(tmp_path))
+    inputs = case.load(spark)
+    answers = {m.name: m.build(inputs) if m.local else tuple(case.checksum_plan(
+        m.build(inputs)).collect()[0]) for m in case.methods}
+    assert {"naive", "duckdb", "chronojoin_count", "bin_60m"} <= set(answers)
+    assert len(set(answers.values())) == 1, answers
+    assert answers["naive"][0] > 400
