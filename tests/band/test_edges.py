@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import warnings
+from collections import Counter
 
 import pytest
 from pyspark.sql import functions as F
@@ -323,3 +324,17 @@ def test_decimal_times_add_their_offsets_exactly(spark):
     got = {name: sorted((r.id, r.id_right) for r in df.collect()) for name, df in frames.items()}
     assert got == {"constant": [(1, 1), (2, 2)], "per-row": [(1, 1), (2, 2)],
                    "binned": [(1, 1), (2, 2)], "integer offset": [(2, 3)]}
+
+
+def test_integer_times_keep_an_offset_of_eighteen_decimals(spark):
+    """A long left time plus ``1e-18`` is past ``0.0`` (a sum of 39 digits lost it);
+    ``5 - 1e-18`` rounds to the double ``5.0``, as in Spark SQL."""
+    left = spark.createDataFrame([(1, 0), (2, 5)], "id int, t long")
+    right = spark.createDataFrame([(1, 0.0), (2, 1e-18), (3, 5.0)], "id int, t double")
+    frames = {
+        "lower": cj.band_join(left, right, left_on="t", right_on="t", lower=1e-18, upper=1.0),
+        "upper": cj.band_join(left, right, left_on="t", right_on="t", lower=-1.0,
+                              upper=-1e-18, how="left"),
+    }
+    assert spark_batch(frames) == {"lower": Counter({(1, 2): 1, (2, 3): 1}),
+                                   "upper": Counter({(1, None): 1, (2, 3): 1})}

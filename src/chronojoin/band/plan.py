@@ -211,7 +211,9 @@ def _as_decimal(c: Column, f: T.StructField) -> Column | None:
     if isinstance(f.dataType, T.DecimalType):
         return c
     if isinstance(f.dataType, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
-        return c.cast("decimal(20,0)")
+        # 19 digits hold every long; one more would leave a sum with an offset of 18
+        # decimals (``1e-18``) 39 digits, which Spark rounds to 17 decimals
+        return c.cast("decimal(19,0)")
     return None
 
 
