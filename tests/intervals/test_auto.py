@@ -8,6 +8,7 @@ result is checked against DuckDB.
 from __future__ import annotations
 
 import logging
+from decimal import Decimal
 
 import pytest
 
@@ -114,3 +115,23 @@ def test_statistics_choose_on_real_frames(spark, caplog, keys, chosen):
         out = cj.interval_aggregate(pdf, idf, by="id", aggs=SWEEPABLE)
     assert [f"strategy {chosen} (" in m for m in _chosen(caplog)] == [True], _chosen(caplog)
     assert_same(out.collect(), _expected(points, intervals, SWEEPABLE))
+
+
+def test_decimals_wider_than_the_sweeps_take_the_join(spark, caplog):
+    """A running sum of decimal(38,0) holds every open interval: 2 x 6e37 overflowed (an
+    error with ANSI on) where the point's own sum is 7. A swept mean of decimal(38,18)
+    kept 18 digits of scale where avg keeps 22 (4/3 ended in ...3330000)."""
+    big, one, two, zero = Decimal(6 * 10**37), Decimal(1), Decimal(2), Decimal(0)
+    points = spark.createDataFrame([(1, 5), (2, 5)], "id int, time long")
+    intervals = spark.createDataFrame(
+        [(1, 0, 1, big, one), (1, 0, 1, big, one), (1, 4, 6, Decimal(7), one),
+         (2, 4, 6, zero, one), (2, 4, 6, zero, one), (2, 4, 6, zero, two)],
+        "id int, start long, end long, v decimal(38,0), w decimal(38,18)")
+    got = {}
+    with caplog.at_level(logging.INFO, logger="chronojoin.intervals"):
+        for name, agg in [("s", ("sum", "v")), ("m", ("mean", "w"))]:
+            out = cj.interval_aggregate(points, intervals, by="id", aggs={name: agg})
+            got[name] = dict(out.select("id", name).collect())
+    assert got == {"s": {1: Decimal(7), 2: Decimal(0)},
+                   "m": {1: Decimal(1), 2: Decimal("1.3333333333333333333333")}}
+    assert ["strategy join (" in m for m in _chosen(caplog)] == [True, True], _chosen(caplog)

@@ -75,6 +75,25 @@ def test_non_invertible_functions_use_the_join(frames):
     assert "max" in plan.reason
 
 
+def test_decimals_wider_than_the_sweeps_use_the_join(spark, frames):
+    points, _ = frames
+    intervals = spark.createDataFrame(
+        [], "id int, start long, end long, d28 decimal(28,2), d29 decimal(29,0), "
+        "m24 decimal(24,2), m25 decimal(25,2), m22 decimal(22,0), m23 decimal(23,0)")
+    for aggs, limit in [({"s": ("sum", "d28"), "m": ("mean", "m24"), "z": ("mean", "m22")},
+                         None),
+                        ({"s": ("sum", "d29")}, "running sum of decimal(29,0)"),
+                        ({"m": ("mean", "m25")}, "mean of decimal(25,2)"),
+                        ({"m": ("mean", "m23")}, "mean of decimal(23,0)")]:
+        s = spec((points, intervals), aggs=aggs, buckets=4)
+        plan = choose(s, None if limit else MANY)
+        assert needs_stats(s) is (limit is None), aggs
+        if limit is None:
+            assert plan.strategy == "bucketed_sweep", aggs
+        else:
+            assert (plan.strategy, limit in plan.reason) == ("join", True), plan
+
+
 def test_buckets_given_are_used(frames):
     plan = choose(spec(frames, buckets=8), MANY)
     assert (plan.strategy, plan.count, plan.lo, plan.hi) == ("bucketed_sweep", 8, 0.0, 100.0)

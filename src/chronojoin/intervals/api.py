@@ -109,7 +109,8 @@ def interval_aggregate(
       Integer and decimal sums are exact (integers are summed in two 32-bit halves,
       so a running sum overflows only where a point's own sum does; a decimal of
       more than 28 digits can overflow a running sum where a direct sum would
-      not); for float/double
+      not, and a decimal mean rounds as ``avg`` only up to 24 digits: 23 at
+      scale 1, 22 at scale 0); for float/double
       columns NaN and infinities are counted apart (exact), but finite values are
       running sums, so the result can differ from a direct sum by rounding that
       grows with the magnitudes seen earlier in the key (an earlier ``1e20`` can
@@ -120,7 +121,8 @@ def interval_aggregate(
       key is spread over many tasks.
     * ``"join"``: range join on the keys and a group-by per point row. Compares every
       (point, interval) pair of a key; needed for ``min``, ``max``, ``collect_*``.
-    * ``"auto"``: ``join`` for the non-invertible functions and ``sweep`` for small
+    * ``"auto"``: ``join`` for the non-invertible functions and for decimal sums or
+      means past those limits, and ``sweep`` for small
       inputs (at most 8 MiB in all by Spark's size estimate, or 100,000 rows of frames
       Spark cannot size), both without statistics; otherwise one statistics job
       (per-key counts), then ``join`` when the key-equal pairs are at most 4 per event,

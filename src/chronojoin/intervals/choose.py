@@ -17,12 +17,14 @@ cost speed, never change a result; the sample is seeded, so the same inputs give
 same choice.
 
 Two cases need no statistics at all: functions other than ``sum``, ``count`` and
-``mean`` (only ``join`` computes them), and small inputs. When Spark's own size
-estimates of both inputs (read from the plans, no job) add up to at most
-:data:`SMALL_INPUT_BYTES` (frames Spark cannot size: at most :data:`SMALL_INPUT_ROWS`
-rows, counted by one job that reads no column), ``auto`` takes the sweep at once: its
-one shuffle and sort of a few megabytes costs less than the statistics jobs, and
-unlike the join it never pairs rows, however the intervals overlap.
+``mean`` (only ``join`` computes them, as it does decimal sums and means wider than
+the sweeps compute exactly: ``IntervalSpec.sweep_limit``), and small inputs. When
+Spark's own size estimates of both inputs (read from the plans, no job) add up to at
+most :data:`SMALL_INPUT_BYTES` (frames Spark cannot size: at most
+:data:`SMALL_INPUT_ROWS` rows, counted by one job that reads no column), ``auto``
+takes the sweep at once: its one shuffle and sort of a few megabytes costs less than
+the statistics jobs, and unlike the join it never pairs rows, however the intervals
+overlap.
 """
 
 from __future__ import annotations
@@ -157,7 +159,7 @@ def _bucketed(spec: IntervalSpec, stats: Stats | None, reason: str) -> Plan:
 def needs_stats(spec: IntervalSpec) -> bool:
     """Whether :func:`choose` needs :func:`gather` for this spec."""
     if spec.strategy == "auto":
-        return spec.invertible
+        return spec.sweep_limit is None
     if spec.strategy == "bucketed_sweep":
         return spec.buckets is None or spec.buckets.width is None
     return False
@@ -169,9 +171,9 @@ def choose(spec: IntervalSpec, stats: Stats | None) -> Plan:
         return _bucketed(spec, stats, "strategy='bucketed_sweep' requested")
     if spec.strategy != "auto":
         return Plan(spec.strategy, f"strategy={spec.strategy!r} requested")
-    if not spec.invertible:
-        names = sorted({a.function for a in spec.aggs} - {"sum", "count", "mean"})
-        return Plan("join", f"{names} cannot be swept with running sums")
+    limit = spec.sweep_limit
+    if limit is not None:
+        return Plan("join", limit)
     assert stats is not None
     if spec.buckets is not None:
         return _bucketed(spec, stats, "buckets= given")
@@ -200,7 +202,7 @@ def _statistics(spec: IntervalSpec) -> Stats | None:
 
 def _small_inputs(spec: IntervalSpec) -> Plan | None:
     """The sweep when ``auto`` may take it without statistics (see the module)."""
-    if spec.strategy != "auto" or spec.buckets is not None or not spec.invertible:
+    if spec.strategy != "auto" or spec.buckets is not None or spec.sweep_limit is not None:
         return None
     found = small_inputs([spec.points, spec.intervals], max_bytes=SMALL_INPUT_BYTES,
                          max_rows=SMALL_INPUT_ROWS)

@@ -30,7 +30,7 @@ from pyspark.sql import types as T
 
 from chronojoin._validate.columns import col, not_null
 from chronojoin._validate.timetypes import TimeKind, ordinal
-from chronojoin.intervals.spec import AggSpec, IntervalSpec, sum_type
+from chronojoin.intervals.spec import MEAN_DIVIDEND_DIGITS, AggSpec, IntervalSpec, sum_type
 
 T_COL, RANK, POINT, COUNT = "__cj_t", "__cj_o", "__cj_p", "__cj_n"
 #: Values of double columns a running sum cannot subtract again; counted apart.
@@ -233,7 +233,7 @@ def _decimal_mean(total: Column, count: Column, data_type: T.DecimalType) -> Col
     """
     k = max(0, 2 - data_type.scale)
     n = count.cast("decimal(20,0)")
-    if data_type.precision + 10 + k > 34:
+    if data_type.precision + 10 + k > MEAN_DIVIDEND_DIGITS:
         return total.cast(sum_type(data_type)) / n
     scale = data_type.scale + k
     shifted = total * F.lit(10**-k).cast(f"decimal({k + 1},{k})") if k else total

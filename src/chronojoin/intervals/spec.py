@@ -19,6 +19,15 @@ from chronojoin.errors import DurationError, InvalidArgumentError
 #: Functions a running (+value at the start, -value at the end) sweep computes exactly.
 INVERTIBLE: frozenset[str] = frozenset({"sum", "count", "mean"})
 
+#: Decimal sums of at most this many digits never overflow a running sum: its 38 digits
+#: leave 10 for the intervals open at once. A wider one can overflow where no point's
+#: own sum does (an error with ANSI on).
+RUNNING_SUM_DIGITS = 28
+#: A sweep's decimal mean rounds once to the mean's scale, as Spark's ``avg``, while
+#: ``precision + 10 + max(0, 2 - scale)`` digits fit this (see ``events._decimal_mean``);
+#: a wider column's mean keeps fewer digits than ``avg``'s.
+MEAN_DIVIDEND_DIGITS = 34
+
 #: Sort rank of (start event, point, end event) at equal times, per ``closed``.
 #: A point sees every event ranked before it at its own time.
 TIE_ORDER: dict[str, tuple[int, int, int]] = {
@@ -67,9 +76,21 @@ class IntervalSpec:
     buckets: Buckets | None
 
     @property
-    def invertible(self) -> bool:
-        """Whether every aggregate can be computed by a running sweep."""
-        return all(a.function in INVERTIBLE for a in self.aggs)
+    def sweep_limit(self) -> str | None:
+        """Why a sweep could differ from a direct aggregate here, or None when it cannot.
+
+        Functions a running sum cannot compute, and decimals past the sweeps' limits
+        (:data:`RUNNING_SUM_DIGITS`, :data:`MEAN_DIVIDEND_DIGITS`). Floats are not
+        listed: their running sums differ from a direct sum by rounding (documented).
+        """
+        names = sorted({a.function for a in self.aggs} - INVERTIBLE)
+        if names:
+            return f"{names} cannot be swept with running sums"
+        for a in self.aggs:
+            reason = _decimal_limit(a)
+            if reason is not None:
+                return reason
+        return None
 
     @property
     def value_columns(self) -> tuple[str, ...]:
@@ -100,6 +121,19 @@ def mean_type(data_type: T.DataType) -> T.DataType:
     if isinstance(data_type, T.DecimalType):
         return T.DecimalType(min(38, data_type.precision + 4), min(38, data_type.scale + 4))
     return T.DoubleType()
+
+
+def _decimal_limit(a: AggSpec) -> str | None:
+    """Why a running sum of a decimal aggregate could differ from Spark's, or None."""
+    t = a.source_type
+    if not isinstance(t, T.DecimalType) or a.function not in ("sum", "mean"):
+        return None
+    what = f"{a.function} of {t.simpleString()} column {a.column!r}"
+    if a.function == "sum" and t.precision > RUNNING_SUM_DIGITS:
+        return f"a running {what} can overflow where the direct sum does not"
+    if a.function == "mean" and t.precision + 10 + max(0, 2 - t.scale) > MEAN_DIVIDEND_DIGITS:
+        return f"a swept {what} keeps fewer digits than avg"
+    return None
 
 
 def _numeric(data_type: T.DataType) -> bool:
