@@ -271,3 +271,19 @@ def test_split_counts_equal_a_full_count(spark, clustered, over):
     assert split.cold_rows == sum(cold.values())
     assert (split.hot_most, split.hot_rows) == (max(sizes.values()), hot_rows)
     assert split.hot_mean == pytest.approx(sum(n * n for n in sizes.values()) / hot_rows)
+
+
+@pytest.mark.usefixtures("sampled_everything")
+@pytest.mark.parametrize(("clustered", "chosen"), [(False, "hot_broadcast"),
+                                                   (True, "hot_split")])
+def test_auto_with_a_hot_struct_key(spark, caplog, clustered, chosen):
+    """A hot key that is a struct (one field NULL) is named in the plan as a literal."""
+    left, right, ldf, rdf = _hot_inputs(spark, clustered=clustered)
+    key = ("if(k is null, null, struct(k as name, cast(null as int) as n, "
+           "array(struct(k as s)) as tags)) as k")
+    ldf, rdf = ldf.selectExpr("lid", key, "t", "label"), rdf.selectExpr("rid", key, "t", "v", "tb")
+    with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+        out = cj.asof_join(ldf, rdf, on="t", by="k", direction="nearest", tiebreak="tb")
+        _check(out, left, _oracle(left, right, "int", direction="nearest", tiebreak=["tb"]),
+               "left")
+    assert f"strategy '{chosen}'" in caplog.text

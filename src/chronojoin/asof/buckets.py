@@ -27,7 +27,7 @@ import logging
 from dataclasses import dataclass
 from functools import reduce
 
-from pyspark.sql import Column, DataFrame, Window, WindowSpec
+from pyspark.sql import Column, DataFrame, Row, Window, WindowSpec
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -116,9 +116,22 @@ def is_hot(keys: list[Column], hot_keys: tuple[tuple[object, ...], ...]) -> Colu
     a Parquet scan can skip row groups by their statistics.
     """
     same = [reduce(lambda a, b: a & b,
-                   [k == F.lit(v) for k, v in zip(keys, values, strict=True)])
+                   [k == key_literal(v) for k, v in zip(keys, values, strict=True)])
             for values in hot_keys]
     return reduce(lambda a, b: a | b, same) if same else F.lit(False)
+
+
+def key_literal(value: object) -> Column:
+    """A key value as collected from a statistics job, as a literal column.
+
+    ``F.lit`` takes no ``Row``: a struct key (a ``Row``, also inside an array) is built
+    field by field.
+    """
+    if isinstance(value, Row):
+        return F.struct(*[key_literal(v).alias(n) for n, v in zip(value.__fields__, value)])
+    if isinstance(value, list) and any(isinstance(v, (Row, list)) for v in value):
+        return F.array(*[key_literal(v) for v in value])
+    return F.lit(value)
 
 
 def is_cold(keys: list[Column], hot_keys: tuple[tuple[object, ...], ...]) -> Column:

@@ -283,13 +283,14 @@ def hot_layout(spec: AsofSpec, rights: list[RightSpec]) -> Layout | None:
     """Split the keys that are hot in any of ``rights`` (``None`` when none is)."""
     if spec.buckets is not None or not rights[0].keys:
         return None
-    hot: dict[tuple[object, ...], None] = {}
+    # A list, not a set: an array key is collected as a list, which cannot be hashed.
+    hot: list[tuple[object, ...]] = []
     lows, highs = [], []
     for right in rights:
         found = sampled_hot_spans(right.df, right.keys.right,
                                   ordinal(col(right.on), right.time_kind), HOT_SHARE,
                                   min_sampled=MIN_SAMPLED)
-        hot.update(dict.fromkeys(s.key for s in found))
+        hot += [s.key for s in found if s.key not in hot]
         lows += [s.low for s in found if s.low is not None]
         highs += [s.high for s in found if s.high is not None]
     if not hot:
