@@ -140,6 +140,20 @@ def test_tolerances_beyond_the_long_range(spark, strategy):
     assert sorted(map(tuple, got.select("lid", "v").collect()), key=str) == [(0, None), (1, "r0")]
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_fractional_tolerance_of_large_long_times(spark, strategy):
+    """Whole times (nanoseconds since the epoch) are whole distances apart: a tolerance
+    of 1.5 admits 1, and is not compared in double precision (256 ns apart there)."""
+    base = 1_700_000_000_000_000_000
+    left = [(1, 0, base + 100), (2, 0, base - 100), (3, 0, base + 1), (4, 0, base - 1)]
+    right = [(0, base, "r")]
+    options = [{"direction": d, "tolerance": t}
+               for d, t in itertools.product(["backward", "forward", "nearest"], [1.5, 0.5])]
+    for kw, got in zip(options, _run_many(spark, left, right, "bigint", strategy, options)):
+        assert got == _reference(left, right, direction=kw["direction"], exact=True,
+                                 tolerance=kw["tolerance"]), kw
+
+
 def test_nearest_across_the_whole_long_range(spark):
     """Both candidates farther than a long can hold: compared exactly, not clamped."""
     left = [(1, 0, 0)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, get_args
@@ -227,4 +228,8 @@ def _with_tolerance(spec: RightSpec, kind: TimeKind) -> RightSpec:
     if value < 0:
         msg = f"`{arg}` must be positive or zero; got {spec.tolerance!r}"
         raise DurationError(msg)
+    if kind is TimeKind.INTEGER and isinstance(value, float):
+        # Whole times lie whole distances apart (within 1.5 is within 1); a float bound
+        # would be compared in double precision, which tells large longs apart by 2**k.
+        value = math.floor(value)
     return dataclasses.replace(spec, tolerance=value)
