@@ -116,6 +116,30 @@ def test_float_column_with_infinite_bounds(spark):
     _check(p, i, [None, 0.25], ["left", "right"])
 
 
+def test_infinite_spans_with_generated_code(spark):
+    """Spark's default generated code evaluates the statistics' span octave for every
+    row: an interval reaching infinity (or +-1e308 apart) stopped the statistics job
+    with an overflow in ``floor``; the suite's interpreted setting hid it."""
+    from tests.fuzz import session_settings
+
+    p, i = _frames(spark, [0.0, 3.0, 10.0], [(-INF, 5.0), (-1e308, 1e308), (1.0, 2.0)],
+                   "double")
+    left = p.withColumn("lo", F.lit(-INF)).withColumn("hi", F.lit(1.0))
+    codegen = {"spark.sql.codegen.factoryMode": "FALLBACK",
+               "spark.sql.codegen.wholeStage": "true"}
+    with session_settings(spark, codegen):
+        frames = {
+            "point": cj.interval_join(p, i, left_start="t", right_start="s", right_end="e"),
+            "band": cj.band_join(left, p, left_on="t", right_on="t", lower="lo", upper="hi",
+                                 bin_size=1.0),
+        }
+        got = spark_batch(frames)
+    assert got == {"point": Counter({(0, 100): 1, (1, 100): 1, (0, 101): 1, (1, 101): 1,
+                                     (2, 101): 1}),
+                   "band": Counter({(0, 0): 1, (1, 0): 1, (1, 1): 1, (2, 0): 1, (2, 1): 1,
+                                    (2, 2): 1})}
+
+
 @pytest.mark.slow
 def test_long_extremes_and_very_wide_intervals(spark):
     """Intervals [-2**62, 2**62], [Long.MIN, Long.MAX], ending at Long.MAX; exact."""
