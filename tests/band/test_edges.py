@@ -338,3 +338,27 @@ def test_integer_times_keep_an_offset_of_eighteen_decimals(spark):
     }
     assert spark_batch(frames) == {"lower": Counter({(1, 2): 1, (2, 3): 1}),
                                    "upper": Counter({(1, None): 1, (2, 3): 1})}
+
+
+def test_offsets_beyond_every_float_are_exact(spark):
+    """An integer offset too large for a float (``10**400``) reaches past every long
+    time like any offset beyond the long range; it stopped the call with an
+    OverflowError."""
+    left = spark.createDataFrame([(1, 0), (2, 5)], "id int, t long")
+    right = spark.createDataFrame([(1, -3), (2, 4), (3, 9)], "id int, t long")
+    ts = {name: df.selectExpr("id", "timestamp_seconds(t) AS t")
+          for name, df in (("left", left), ("right", right))}
+    huge = 10**400
+    frames = {
+        "below": cj.band_join(left, right, left_on="t", right_on="t", lower=-huge, upper=0),
+        "sized": cj.band_join(left, right, left_on="t", right_on="t", lower=-huge, upper=0,
+                              bin_size=2**62, how="left"),
+        "above": cj.band_join(left, right, left_on="t", right_on="t", lower=huge,
+                              upper=huge * 10, how="left"),
+        "seconds": cj.band_join(ts["left"], ts["right"], left_on="t", right_on="t",
+                                lower=f"-{huge} seconds", upper="0 seconds"),
+    }
+    below = Counter({(1, 1): 1, (2, 1): 1, (2, 2): 1})
+    assert spark_batch(frames) == {"below": below, "sized": below,
+                                   "above": Counter({(1, None): 1, (2, None): 1}),
+                                   "seconds": below}

@@ -10,6 +10,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
 from chronojoin._plan.binning import check_bin_size, check_copies
+from chronojoin._plan.longs import BEYOND
 from chronojoin._plan.output import right_output_names
 from chronojoin._typing import Closed, How
 from chronojoin._validate import columns as C
@@ -126,7 +127,12 @@ def _bound(
     """Read a bound: a constant duration, or (a string naming a column of left) a per-row bound."""
     if isinstance(value, str) and value in schema.names:
         return _column_bound(argument, schema[value], kind, time_field)
-    return Bound(value=parse_duration(argument, value, kind))
+    offset = parse_duration(argument, value, kind)
+    if isinstance(offset, int):
+        # past BEYOND an offset moves every long time out of the long range as a larger
+        # one does; clamped to it, the window's width is a float (10**400 is none)
+        offset = max(-BEYOND, min(offset, BEYOND))
+    return Bound(value=offset)
 
 
 def _column_bound(
