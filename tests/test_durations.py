@@ -33,6 +33,29 @@ def test_durations_of_timestamp_columns(value, micros):
     assert parse_duration("tolerance", value, TS) == micros
 
 
+@pytest.mark.parametrize("value", ["-1 hour -30 minutes", "-1h -30m", "-1 hour +30 minutes"])
+def test_a_leading_minus_and_signed_parts_are_refused(value):
+    """A leading '-' negates the whole duration ("-1h30m" is -90 minutes, as in pandas),
+    so a later signed part is ambiguous: "-1 hour -30 minutes" was -30 minutes, where
+    Spark's intervals read -90 (and "-1 hour +30 minutes" -30, not -90)."""
+    with pytest.raises(DurationError, match=r"^`lower`: .* is ambiguous: a leading '-'"):
+        parse_duration("lower", value, TS)
+    assert parse_duration("lower", "-1 hour 30 minutes", TS) == -5_400_000_000
+    assert parse_duration("lower", "1 hour -30 minutes", TS) == 1_800_000_000
+
+
+def test_capital_m_is_refused_as_a_month(spark):
+    """"1M" was one minute; pandas and ISO 8601 read M as a month, which has no fixed
+    length, so a window meant to span a month silently spanned a minute."""
+    for value in ("1M", "1 M", "1h30M"):
+        with pytest.raises(DurationError, match=r"^`tolerance`: .*'M' is a month"):
+            parse_duration("tolerance", value, TS)
+    assert parse_duration("tolerance", "1m", TS) == parse_duration("tolerance", "1 Min", TS)
+    left = spark.sql("SELECT TIMESTAMP'2024-01-31 00:00:00' AS ts")
+    with pytest.raises(DurationError, match=r"^`upper`: '1M': 'M' is a month"):
+        cj.band_join(left, left, left_on="ts", right_on="ts", lower=0, upper="1M")
+
+
 @pytest.mark.parametrize("value", ["1.5 us", "-1.5us", "1.0000005 s", pd.Timedelta("1ns"),
                                    pd.Timedelta("-1500ns"), np.timedelta64(1500, "ns"),
                                    np.timedelta64(5, "ps")])

@@ -51,7 +51,13 @@ _NUMBER = re.compile(r"\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*")
 
 
 def _parse_text_micros(argument: str, text: str) -> int:
-    """Parse ``"1 hour"``, ``"-90 seconds"``, ``"1h30m"`` into microseconds."""
+    """Parse ``"1 hour"``, ``"-90 seconds"``, ``"1h30m"`` into microseconds.
+
+    A leading ``-`` before several parts negates them all (``"-1h30m"`` is -90
+    minutes, as in pandas); a later part with a sign of its own is then ambiguous
+    (Spark reads ``"-1 hour -30 minutes"`` as -90 minutes, ``"-1 hour +30 minutes"``
+    as -30) and refused. ``"M"`` is refused too: a month in ISO 8601 and pandas.
+    """
     stripped = text.strip()
     sign = 1
     if stripped.startswith("-") and _PART.fullmatch(stripped[1:].lstrip()) is None:
@@ -65,6 +71,14 @@ def _parse_text_micros(argument: str, text: str) -> int:
                 f"`{argument}`: cannot parse duration {text!r}; expected e.g. "
                 "'90 seconds', '30 minutes', '1 hour', '7 days', '-1 hour'"
             )
+            raise DurationError(msg)
+        if match.group(2) == "M":
+            msg = (f"`{argument}`: {text!r}: 'M' is a month in ISO 8601 and pandas, which "
+                   "has no fixed length; write 'min' for minutes, or give days")
+            raise DurationError(msg)
+        if sign < 0 and match.group(1)[0] in "+-":
+            msg = (f"`{argument}`: {text!r} is ambiguous: a leading '-' negates the whole "
+                   "duration ('-1h30m' is -90 minutes), so give the other parts no sign")
             raise DurationError(msg)
         total += Decimal(match.group(1)) * _UNITS_MICROS[unit]
         pos, parts = match.end(), parts + 1
