@@ -195,6 +195,23 @@ def test_non_finite_bin_size(spark, bin_size):
         cj.interval_join(p, i, left_start="t", right_start="s", right_end="e", bin_size=bin_size)
 
 
+def test_bin_size_beyond_every_float(spark):
+    """An integer bin size too large for a float (``10**400``) is one bin for every long
+    time; it stopped both joins with an OverflowError."""
+    p, i = _frames(spark, [LONG_MIN, 0, 5, LONG_MAX], [(-3, 1), (4, 6), (0, LONG_MAX)], "long")
+    frames = {
+        "point": cj.interval_join(p, i, left_start="t", right_start="s", right_end="e",
+                                  bin_size=10**400, how="left"),
+        "band": cj.band_join(p, i, left_on="t", right_on="s", lower=-5, upper=5,
+                             bin_size=10**400),
+    }
+    assert spark_batch(frames) == {
+        "point": Counter({(0, None): 1, (1, 100): 1, (1, 102): 1, (2, 101): 1, (2, 102): 1,
+                          (3, 102): 1}),
+        "band": Counter({(1, 100): 1, (1, 101): 1, (1, 102): 1, (2, 101): 1, (2, 102): 1}),
+    }
+
+
 def _sparse_levels(spark):
     """Short intervals and a few very long ones: the levels between them hold no row."""
     rng = random.Random(41)
