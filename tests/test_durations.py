@@ -83,6 +83,17 @@ def test_numpy_numbers_for_numeric_columns():
         parse_duration("tolerance", np.int64(5), TS)
 
 
+def test_a_string_that_is_neither_number_nor_duration_is_not_called_a_time_span(spark):
+    """A misspelt per-row bound column of a band join on numeric times was reported as
+    "'lo_x' is a time span", pointing away from the mistake."""
+    with pytest.raises(DurationError, match=r"^`lower`: cannot parse 'lo_x' as a number "
+                       r"\(the time columns are numeric: integer\)"):
+        parse_duration("lower", "lo_x", INT)
+    left = spark.sql("SELECT 1 AS t, -1 AS lo")
+    with pytest.raises(DurationError, match=r"^`lower`: cannot parse 'Lo' as a number"):
+        cj.band_join(left, left, left_on="t", right_on="t", lower="Lo", upper=2)
+
+
 def test_integers_past_the_double_range():
     """An int too large for a double is exact for integer columns and an infinity for
     float ones (it was an OverflowError)."""

@@ -173,6 +173,10 @@ def parse_duration(argument: str, value: Any, kind: TimeKind) -> int | float:
             "give a datetime.timedelta or a string such as '90 seconds' or '1 hour'"
         )
         raise DurationError(msg)
+    if isinstance(value, str) and not _NUMBER.fullmatch(value) and not _is_span(value):
+        msg = (f"`{argument}`: cannot parse {value!r} as a number (the time columns are "
+               f"numeric: {kind.value}); give a number such as 5 or -2.5")
+        raise DurationError(msg)
     if isinstance(value, _dt.timedelta) or _is_numpy_timedelta(value) or (
         isinstance(value, str) and not _NUMBER.fullmatch(value)
     ):
@@ -192,6 +196,15 @@ def parse_duration(argument: str, value: Any, kind: TimeKind) -> int | float:
     if kind is TimeKind.INTEGER and number.is_integer():
         return int(number)
     return number
+
+
+def _is_span(text: str) -> bool:
+    """Whether ``text`` reads as a duration string such as ``"1 hour"``."""
+    try:
+        _parse_text_micros("", text)
+    except DurationError:
+        return False
+    return True
 
 
 def _is_numpy_timedelta(value: Any) -> bool:
