@@ -137,6 +137,19 @@ def test_infinite_times_in_every_bucket_layout(spark):
     assert got == dict.fromkeys(range(len(layouts)), expected)
 
 
+def test_a_bucket_width_past_the_float_range(spark):
+    """A width of 10**400 seconds holds every time in one bucket (it stopped the plan
+    with an OverflowError, int too large to convert to float)."""
+    points = spark.sql("SELECT 1 AS id, TIMESTAMP'2024-01-02 00:00:00' AS time")
+    intervals = spark.sql("SELECT 1 AS id, TIMESTAMP'2024-01-01 00:00:00' AS start, "
+                          "TIMESTAMP'2024-01-03 00:00:00' AS end, 2.5D AS v")
+    huge = "1" + "0" * 400 + " seconds"
+    layouts = [("bucketed_sweep", huge), ("bucketed_sweep", dt.timedelta.max), ("join", None)]
+    expected = {dt.datetime(2024, 1, 2): 2.5}
+    got = _sums_by_layout(points, intervals, layouts)
+    assert got == dict.fromkeys(range(len(layouts)), expected)
+
+
 def _sums_by_layout(points, intervals, layouts):
     """``{layout index: {time: s}}`` of ``sum(v)`` per point (NaN as ``"nan"``), one job."""
     outs = []
