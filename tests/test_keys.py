@@ -51,3 +51,29 @@ def test_string_keys_of_different_collations_are_refused(spark, function):
     with pytest.raises(TimeTypeError, match="string collate UTF8_LCASE but key 'k' of "
                        r"\w+ is string; give both the same collation"):
         _calls(left, right)[function]()
+
+
+@pytest.mark.parametrize("function", ["asof_join", "band_join", "interval_join",
+                                      "interval_aggregate"])
+def test_an_empty_key_list_means_no_keys(spark, function):
+    """``by=[]`` joins on time alone, as ``by=None`` does (asof_join refused it with
+    "`by` and `by` must be given together")."""
+    left = spark.createDataFrame([(1, 10), (2, 10)], "k int, t int")
+    right = spark.createDataFrame([(3, 12)], "k int, t int")
+    calls = {
+        "asof_join": lambda by: cj.asof_join(left, right, on="t", by=by, direction="forward"),
+        "band_join": lambda by: cj.band_join(left, right, left_on="t", right_on="t", lower=0,
+                                             upper=5, by=by),
+        "interval_join": lambda by: cj.interval_join(
+            left, right.withColumn("e", F.col("t") + 5), left_start="t", right_start="t",
+            right_end="e", by=by),
+        "interval_aggregate": lambda by: cj.interval_aggregate(
+            left, right.withColumn("e", F.col("t")), by=by, time="t", start="t", end="e",
+            aggs={"n": ("count", None)}, closed="both"),
+    }
+    call = calls[function]
+
+    def rows(df):
+        return sorted(tuple(r) for r in df.collect())
+
+    assert rows(call([])) == rows(call(None))

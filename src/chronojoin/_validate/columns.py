@@ -306,6 +306,14 @@ def keys(
     ``arguments`` overrides the argument names used in messages (left, right).
     """
     left_name, right_name = arguments or ("left_by", "right_by")
+    # An empty list names no keys, as None does (one global timeline).
+    def empty(value: Any) -> bool:
+        return value is None or (isinstance(value, (list, tuple)) and not value)
+
+    if empty(by):
+        by = None
+    if empty(left_by) and empty(right_by):
+        left_by = right_by = None
     lb, rb = pair(
         both=by, left=left_by, right=right_by,
         both_name="by", left_name=left_name, right_name=right_name,
