@@ -36,6 +36,17 @@ def test_names_differing_in_case_name_the_column(frames):
         cj.band_join(left, right, left_on="time", right_on="time", lower=0, upper=1, by="Id")
 
 
+def test_a_nested_field_says_names_are_top_level_columns(spark, frames):
+    """"s.t" names a column called "s.t", not the field t of struct s (Spark's reading
+    of F.col("s.t")); the error says so instead of listing the columns alone."""
+    left, right = frames
+    nested = left.selectExpr("id", "named_struct('t', time) AS s")
+    with pytest.raises(cj.ColumnNotFoundError,
+                       match=r"`left_on`: column 's.t' not found in left; .* never a field "
+                             r"of struct 's'"):
+        cj.asof_join(nested, right, left_on="s.t", right_on="time")
+
+
 @pytest.mark.parametrize(
     ("kwargs", "pattern"),
     [

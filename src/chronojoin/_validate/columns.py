@@ -102,8 +102,13 @@ def field(schema: T.StructType, *, argument: str, name: Any, side: str) -> T.Str
             return f
     msg = f"`{argument}`: column {name!r} not found in {side}; available: {schema.names}"
     spelled = [n for n in schema.names if n.lower() == name.lower()]
+    head = name.split(".", 1)[0]
     if spelled:  # names are exact, whatever spark.sql.caseSensitive says
         msg += f" (column names are matched exactly, case included: did you mean {spelled[0]!r}?)"
+    elif head != name and head in schema.names and isinstance(schema[head].dataType,
+                                                                  T.StructType):
+        msg += (f" (a name is a top-level column, never a field of struct {head!r}: select "
+                f"the field as a column of its own first, e.g. withColumn)")
     raise ColumnNotFoundError(msg)
 
 
