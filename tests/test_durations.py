@@ -102,6 +102,23 @@ def test_integers_past_the_double_range():
     assert parse_duration("upper", 10**400, TimeKind.FLOAT) == float("inf")
 
 
+def test_a_fraction_that_rounds_to_a_whole_double_keeps_its_side(spark):
+    """Integer times: a tolerance of 2.9999999999999999999 (a Decimal or a string) admits
+    a distance of 2, not 3; the double it rounds to, 3.0, was taken as the integer 3."""
+    for value in (Decimal("2.9999999999999999999"), "2.9999999999999999999"):
+        tol = parse_duration("tolerance", value, INT)
+        assert 2 < tol < 3
+        assert -3 < parse_duration("lower", -Decimal(value), INT) < -2
+    assert parse_duration("tolerance", Decimal("3.000"), INT) == 3
+    left = spark.createDataFrame([(1, 10)], "k int, t bigint")
+    right = spark.createDataFrame([(1, 7, "x"), (1, 8, "y")], "k int, t bigint, v string")
+    tol = Decimal("2.9999999999999999999")
+    got = cj.asof_join(left, right.filter("v = 'x'"), on="t", tolerance=tol)
+    assert [r["v"] for r in got.collect()] == [None]
+    band = cj.band_join(left, right, left_on="t", right_on="t", lower=-tol, upper=0)
+    assert [r["v"] for r in band.collect()] == ["y"]
+
+
 def test_decimals_for_numeric_columns(spark):
     """A ``decimal.Decimal`` (the natural duration of decimal times) is exact where whole."""
     assert parse_duration("tolerance", Decimal("5"), INT) == 5

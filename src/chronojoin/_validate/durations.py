@@ -194,8 +194,22 @@ def parse_duration(argument: str, value: Any, kind: TimeKind) -> int | float:
         except OverflowError:  # 10**400: beyond every float time, as an infinity is
             return math.inf if number > 0 else -math.inf
     if kind is TimeKind.INTEGER and number.is_integer():
-        return int(number)
+        exact = _written(value)
+        if exact is None or exact == exact.to_integral_value() or abs(number) >= 2**52:
+            return int(number)
+        # A fraction that rounded to a whole double (2.9999999999999999999 to 3.0) stays
+        # on its side of that whole number: whole times compare with it as with the fraction.
+        return math.nextafter(number, math.inf if exact > number else -math.inf)
     return number
+
+
+def _written(value: Any) -> Decimal | None:
+    """A decimal or numeric string as the exact decimal it was written as, else ``None``."""
+    if isinstance(value, Decimal):
+        return value
+    if isinstance(value, str):
+        return Decimal(value.strip())
+    return None
 
 
 def _is_span(text: str) -> bool:
