@@ -154,6 +154,20 @@ def test_fractional_tolerance_of_large_long_times(spark, strategy):
                                  tolerance=kw["tolerance"]), kw
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_tolerance_of_large_double_times(spark, strategy):
+    """Double times (nanoseconds since the epoch, 256 apart there) are compared with
+    the tolerance by their exact distance: ``1.7e18 + 256 - 200`` rounds to ``1.7e18``."""
+    x = 1.7e18
+    left = [(1, 0, 1e16 + 2), (2, 0, 1e16 - 2), (3, 0, x + 256), (4, 0, x - 256), (5, 0, x)]
+    right = [(0, 1e16, "a"), (0, x, "b")]
+    options = [{"direction": d, "tolerance": t}
+               for d, t in itertools.product(["backward", "forward", "nearest"], [1.0, 200.0])]
+    for kw, got in zip(options, _run_many(spark, left, right, "double", strategy, options)):
+        assert got == _reference(left, right, direction=kw["direction"], exact=True,
+                                 tolerance=kw["tolerance"]), kw
+
+
 def test_nearest_across_the_whole_long_range(spark):
     """Both candidates farther than a long can hold: compared exactly, not clamped."""
     left = [(1, 0, 0)]

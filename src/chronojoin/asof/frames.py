@@ -102,19 +102,27 @@ def right_frame(spec: AsofSpec, right: RightSpec, slot: int = 0) -> DataFrame:
     return tagged.where(not_null(F.col(TIME), *[F.col(n) for n in knames]))
 
 
-def _lowest(lt: Column, tol: float) -> Column:
-    """``lt - tol`` (``tol >= 0``), never an overflow error.
+def _not_before(lt: Column, rt: Column, tol: float) -> Column:
+    """``rt >= lt - tol`` (``tol >= 0``): ``rt`` is at most ``tol`` before ``lt``.
 
-    A whole tolerance (long times) goes through :func:`~chronojoin._plan.longs.shifted`:
-    below ``Long.MIN`` (a tolerance past the long range too) is ``Long.MIN``, which any
-    lower bound matches. A float gives ``-inf`` at worst.
+    A whole tolerance (long times) shifts ``lt`` through
+    :func:`~chronojoin._plan.longs.shifted`, never an overflow error: below ``Long.MIN``
+    (a tolerance past the long range too) is ``Long.MIN``, which any time matches. A
+    float tolerance is compared with the difference, not with a rounded bound: the
+    difference of two nearby doubles is exact, while ``lt - tol`` rounds to the
+    spacing of ``lt`` (``1.7e18 + 256 - 200`` is ``1.7e18``, 256 away). An equal time
+    is distance 0 (``inf - inf`` is NaN).
     """
-    return shifted(lt, -tol, low=True) if isinstance(tol, int) else lt - F.lit(tol)
+    if isinstance(tol, int):
+        return rt >= shifted(lt, -tol, low=True)
+    return (lt - rt <= F.lit(tol)) | (rt == lt)
 
 
-def _highest(lt: Column, tol: float) -> Column:
-    """``lt + tol`` (``tol >= 0``), saturated at ``Long.MAX`` for long times."""
-    return shifted(lt, tol, low=False) if isinstance(tol, int) else lt + F.lit(tol)
+def _not_after(lt: Column, rt: Column, tol: float) -> Column:
+    """``rt <= lt + tol`` (``tol >= 0``), as :func:`_not_before` (saturated at ``Long.MAX``)."""
+    if isinstance(tol, int):
+        return rt <= shifted(lt, tol, low=False)
+    return (rt - lt <= F.lit(tol)) | (rt == lt)
 
 
 def time_condition(right: RightSpec, lt: Column, rt: Column) -> Column | None:
@@ -129,14 +137,14 @@ def time_condition(right: RightSpec, lt: Column, rt: Column) -> Column | None:
     exact = right.allow_exact_matches
     if right.direction == "backward":
         cond = rt <= lt if exact else rt < lt
-        return cond if tol is None else cond & (rt >= _lowest(lt, tol))
+        return cond if tol is None else cond & _not_before(lt, rt, tol)
     if right.direction == "forward":
         cond = rt >= lt if exact else rt > lt
-        return cond if tol is None else cond & (rt <= _highest(lt, tol))
+        return cond if tol is None else cond & _not_after(lt, rt, tol)
     strict = None if exact else rt != lt
     if tol is None:
         return strict
-    near = (rt >= _lowest(lt, tol)) & (rt <= _highest(lt, tol))
+    near = _not_before(lt, rt, tol) & _not_after(lt, rt, tol)
     return near if strict is None else strict & near
 
 
@@ -183,8 +191,8 @@ def choose(right: RightSpec, slot: int = 0) -> Column:
     if right.tolerance is not None:
         # A strategy may bring candidates beyond the tolerance (a carried row).
         tol = right.tolerance
-        back = F.when(back["t"] >= _lowest(lt, tol), back)
-        fwd = F.when(fwd["t"] <= _highest(lt, tol), fwd)
+        back = F.when(_not_before(lt, back["t"], tol), back)
+        fwd = F.when(_not_after(lt, fwd["t"], tol), fwd)
     if right.direction == "backward":
         return back
     if right.direction == "forward":
