@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import chronojoin as cj
+from chronojoin.errors import ColumnNotFoundError
 
 
 @pytest.fixture(scope="module")
@@ -168,3 +169,18 @@ def test_numpy_bools_are_bools(frames):
     left, right = frames
     out = cj.asof_join(left, right, on="time", by="id", allow_exact_matches=np.False_)
     assert [r["v"] for r in out.collect()] == [None]  # the only right row is at the same time
+
+
+def test_a_right_time_column_not_found_names_the_argument_given(frames):
+    left, right = frames
+    only_left = left.withColumnRenamed("time", "t")
+    with pytest.raises(ColumnNotFoundError, match=r"^`on`: column 't' not found in right"):
+        cj.asof_join(only_left, right, on="t", by="id")
+    with pytest.raises(ColumnNotFoundError, match=r"^`right_on`: column 'u' not found in right"):
+        cj.asof_join(left, right, left_on="time", right_on="u", by="id")
+    with pytest.raises(ColumnNotFoundError, match=r"^`right\[0\].on`: column 't' not found"):
+        cj.asof_join(only_left, [cj.Right(right)], left_on="t", by="id")
+    with pytest.raises(ColumnNotFoundError, match=r"^`on`: column 't' not found in right\[0\]"):
+        cj.asof_join(only_left, [cj.Right(right)], on="t", by="id")
+    with pytest.raises(ColumnNotFoundError, match=r"^`right\[0\].on`: column 'u' not found"):
+        cj.asof_join(left, [cj.Right(right, on="u")], on="time", by="id")

@@ -86,6 +86,8 @@ class AsofSpec:
 @dataclass(frozen=True)
 class _Defaults:
     right_on: str | None
+    #: The argument that named ``right_on``: ``on`` or ``right_on``.
+    on_argument: str
     right_by: Any
     left_keys: tuple[str, ...]
     by_argument: str
@@ -144,7 +146,8 @@ def build_spec(
     left_arg = "on" if on is not None else "left_on"
     lfield = C.field(left.schema, argument=left_arg, name=lo, side="left")
     defaults = _Defaults(
-        right_on=ro, right_by=rb, left_keys=C.names("by" if by is not None else "left_by", lb),
+        right_on=ro, on_argument="on" if on is not None else "right_on",
+        right_by=rb, left_keys=C.names("by" if by is not None else "left_by", lb),
         by_argument="by" if by is not None else "left_by",
         direction=direction, allow_exact_matches=allow_exact_matches,
         tolerance=tolerance, tiebreak=tiebreak, suffix=suffix,
@@ -182,7 +185,9 @@ def _right_spec(
     df = C.check_dataframe(f"{what}.df", item.df)
     side = "right" if what == "right" else f"{what} (right table #{what[6:-1]})"
     ro = item.on if item.on is not None else (d.right_on if d.right_on is not None else left_on)
-    on_arg = "right_on" if what == "right" else f"{what}.on"
+    # a table of a list lacking the column is told to name its own (`right[i].on`)
+    on_arg = (d.on_argument if item.on is None and d.right_on is not None
+              else f"{what}.on")
     rfield = C.field(df.schema, argument=on_arg, name=ro, side=side)
     rkind = time_kind(rfield.dataType, argument=on_arg, column=ro, side=side)
     rb: Any
