@@ -29,6 +29,10 @@ def _call(frames, **kw):
     ({"right_on": "n"}, TypeError, "incompatible time columns"),
     ({"left_on": "s"}, TypeError, "`left_on`: column 's' of left has type string"),
     ({"lower": "an hour"}, ValueError, "`lower`: cannot parse duration"),
+    ({"lower": "nn"}, ValueError, r"`lower`: cannot parse duration 'nn'.*; nor is it a "
+     r"column of left \(a per-row bound\); available: \['id', 'ts', 'n', 's', 'ntz'\]"),
+    ({"lower": "NTZ"}, ValueError, r"cannot parse duration 'NTZ'.*; the left column is "
+     r"spelt 'ntz'"),
     ({"upper": 5}, ValueError, "`upper`: 5 has no unit"),
     ({"closed": "open"}, ValueError, "`closed` must be one of"),
     ({"how": "outer"}, ValueError, "`how` must be one of"),
@@ -54,3 +58,11 @@ def test_numeric_errors(spark):
         cj.band_join(left, left, left_on="t", right_on="t", lower="iv", upper=2)
     with pytest.raises(TypeError, match=r"must be a pyspark\.sql\.DataFrame"):
         cj.band_join(left.toPandas(), left, left_on="t", right_on="t", lower=0, upper=2)
+
+
+def test_a_bound_of_the_other_timestamp_type_names_the_time_column_it_clashes_with(spark):
+    left = spark.sql("SELECT DATE'2024-01-01' AS d, TIMESTAMP_NTZ'2024-01-01 00:00:00' AS ntz")
+    right = spark.sql("SELECT TIMESTAMP'2024-01-01 00:00:00' AS ts")
+    with pytest.raises(TypeError, match=r"right_on 'ts' \(timestamp\), upper 'ntz' "
+                       r"\(timestamp_ntz\); cast one side"):
+        cj.band_join(left, right, left_on="d", right_on="ts", lower="-1 hour", upper="ntz")

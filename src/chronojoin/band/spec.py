@@ -17,7 +17,7 @@ from chronojoin._validate import columns as C
 from chronojoin._validate.durations import parse_duration
 from chronojoin._validate.options import check_literal, check_str
 from chronojoin._validate.timetypes import LONG_MAX, LONG_MIN, TimeKind, common_kind, time_kind
-from chronojoin.errors import TimeTypeError
+from chronojoin.errors import DurationError, TimeTypeError
 
 
 class BoundMode(str, enum.Enum):
@@ -87,11 +87,10 @@ def band_spec(
     rf = C.field(right.schema, argument="right_on", name=right_on, side="right")
     lk = time_kind(lf.dataType, argument="left_on", column=lf.name, side="left")
     rk = time_kind(rf.dataType, argument="right_on", column=rf.name, side="right")
-    kind = common_kind(
-        [(lk, "left_on", lf.name, lf.dataType), (rk, "right_on", rf.name, rf.dataType)]
-    )
-    lower_b = _bound("lower", lower, left.schema, kind, lf)
-    upper_b = _bound("upper", upper, left.schema, kind, lf)
+    times = [(lk, "left_on", lf.name, lf.dataType), (rk, "right_on", rf.name, rf.dataType)]
+    kind = common_kind(times)
+    lower_b = _bound("lower", lower, left.schema, kind, lf, times)
+    upper_b = _bound("upper", upper, left.schema, kind, lf, times)
     closed = check_literal("closed", closed, Closed)
     how = check_literal("how", how, How)
     keys = C.keys(left.schema, right.schema, by=by, left_by=left_by, right_by=right_by)
@@ -122,12 +121,22 @@ def _check_copies(
 
 
 def _bound(
-    argument: str, value: Any, schema: T.StructType, kind: TimeKind, time_field: T.StructField
+    argument: str, value: Any, schema: T.StructType, kind: TimeKind, time_field: T.StructField,
+    times: list[tuple[TimeKind, str, str, T.DataType]],
 ) -> Bound:
     """Read a bound: a constant duration, or (a string naming a column of left) a per-row bound."""
     if isinstance(value, str) and value in schema.names:
-        return _column_bound(argument, schema[value], kind, time_field)
-    offset = parse_duration(argument, value, kind)
+        return _column_bound(argument, schema[value], kind, time_field, times)
+    try:
+        offset = parse_duration(argument, value, kind)
+    except DurationError as e:
+        if not isinstance(value, str):
+            raise
+        # a misspelt column name is read as a duration: say it names no column either
+        near = [n for n in schema.names if n.lower() == value.strip().lower()]
+        hint = (f"; the left column is spelt {near[0]!r}" if near else
+                f"; nor is it a column of left (a per-row bound); available: {schema.names}")
+        raise DurationError(f"{e}{hint}") from None
     if isinstance(offset, int):
         # past BEYOND an offset moves every long time out of the long range as a larger
         # one does; clamped to it, the window's width is a float (10**400 is none)
@@ -136,7 +145,8 @@ def _bound(
 
 
 def _column_bound(
-    argument: str, f: T.StructField, kind: TimeKind, time_field: T.StructField
+    argument: str, f: T.StructField, kind: TimeKind, time_field: T.StructField,
+    times: list[tuple[TimeKind, str, str, T.DataType]],
 ) -> Bound:
     dtype = f.dataType
     numeric = isinstance(dtype, T.NumericType)
@@ -152,10 +162,8 @@ def _column_bound(
             return Bound(column=f.name, mode=BoundMode.INTERVAL)
         if isinstance(dtype, (T.TimestampType, T.TimestampNTZType, T.DateType)):
             own = time_kind(dtype, argument=argument, column=f.name, side="left")
-            common_kind([
-                (kind, "left_on", time_field.name, time_field.dataType),
-                (own, argument, f.name, dtype),
-            ])
+            # an error names both time columns and the bound, as they are
+            common_kind([*times, (own, argument, f.name, dtype)])
             return Bound(column=f.name, mode=BoundMode.ABSOLUTE, kind=own)
         expected = (
             "a number of seconds, an interval day to second (offsets from left_on), "
