@@ -159,20 +159,22 @@ def _naive(inputs: Inputs) -> DataFrame:
 def check_plan(df: DataFrame) -> DataFrame:
     """One row ``(rows, checksum)`` of a band join's pairs, from numbers DuckDB computes alike.
 
-    The checksum joins with ``:`` the sums of ``eid``, ``mid`` and ``eid * mid``: which
-    measurements each event was paired with, whatever the pairs' order. (A hash of the
-    columns cannot be computed alike by DuckDB, whose hash functions differ from Spark's.)
+    The checksum joins with ``:`` the sums of ``eid``, ``mid`` and ``(mid - eid)^2``:
+    which measurements each event was paired with, whatever the pairs' order (two pairs
+    swapping their measurements change the last sum). Sums of longs, which cost little
+    next to the join: a measurement's id lies within 360 of its events', so the squares
+    stay small. (A hash of the columns cannot be computed alike by DuckDB, whose hash
+    functions differ from Spark's.)
     """
-    wide = "decimal(38,0)"
-    eid, mid = F.col("eid").cast(wide), F.col("mid").cast(wide)
-    parts = [F.sum(eid), F.sum(mid), F.sum((eid * mid).cast(wide))]
+    eid, mid = F.col("eid").cast("long"), F.col("mid").cast("long")
+    parts = [F.sum(eid), F.sum(mid), F.sum((mid - eid) * (mid - eid))]
     return df.agg(F.count(F.lit(1)).alias("rows"), F.concat_ws(
         ":", *(F.coalesce(p, F.lit(0)).cast("string") for p in parts)).alias("checksum"))
 
 
 _DUCKDB = """
-SELECT count(*), coalesce(sum(e.eid::HUGEINT), 0), coalesce(sum(m.mid::HUGEINT), 0),
-    coalesce(sum(e.eid::HUGEINT * m.mid), 0)
+SELECT count(*), coalesce(sum(e.eid), 0), coalesce(sum(m.mid), 0),
+    coalesce(sum((m.mid - e.eid) * (m.mid - e.eid)), 0)
 FROM read_parquet(?) e JOIN read_parquet(?) m
   ON m.measurementTime > e.eventTime - INTERVAL 1 HOUR AND m.measurementTime <= e.eventTime
 """
