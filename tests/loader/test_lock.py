@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -97,3 +98,52 @@ def test_lock_in_this_process_is_exclusive_and_released(tmp_path):
     with TableLock(path, table="t"):
         assert os.path.exists(path)
     assert sorted(os.listdir(os.path.dirname(path))) == []
+
+
+def test_two_writers_breaking_one_stale_lock_never_both_hold_it(tmp_path, monkeypatch):
+    """Writer A breaks a dead writer's lock; before A removes it, the clock steps forward
+    an hour and writer B comes to break it too. Whatever B does, at most one writer
+    holds the lock afterwards (B taking it and A then removing B's lock would let a
+    third writer in beside B: two appends at once, keys stored twice)."""
+    from chronojoin.loader import lock as lockmod
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    path = str(tmp_path / "lock")
+    write_lock(path, dead.pid)
+    real_read, real_time = lockmod.read_json, time.time
+    a_breaking, resume = threading.Event(), threading.Event()
+    reads: dict[str, int] = {}
+
+    def read_json(p):
+        out = real_read(p)
+        if threading.current_thread().name == "A":
+            reads["A"] = reads.get("A", 0) + 1
+            if reads["A"] == 2:  # A read the stale holder inside its break
+                a_breaking.set()
+                resume.wait(30)
+        return out
+
+    monkeypatch.setattr(lockmod, "read_json", read_json)
+    holders, errors = [], []
+
+    def take(name):
+        lk = TableLock(path, table="t")
+        try:
+            lk.acquire()
+        except Exception as exc:  # a refusal, or a failure of the break
+            errors.append((name, exc))
+        else:
+            holders.append((name, lk))
+
+    a = threading.Thread(target=take, args=("A",), name="A")
+    a.start()
+    assert a_breaking.wait(30)
+    with monkeypatch.context() as m:
+        m.setattr(time, "time", lambda: real_time() + 3600)
+        take("B")
+    resume.set()
+    a.join(30)
+    take("C")
+    assert len(holders) <= 1, (holders, errors)
+    assert len(holders) == 1

@@ -7,18 +7,21 @@ because the lock exists, so no reader ever sees an empty or half-written lock fi
 
 A second writer fails fast with :class:`~chronojoin.errors.ConcurrentWriterError`
 naming the holder. A lock whose holder is a dead process on this host is stale and is
-broken under a second, short-lived ``lock.break`` file: the breaker re-reads the lock
-and removes it only if it still names the same dead holder, so two writers breaking
-the same stale lock cannot remove each other's fresh lock. The holder is known by its
-pid, its start time (a pid reused by a later process is not the holder) and its pid
-namespace: a holder on another host, or in another container that shares the host
-name but not the pids, is never presumed dead (the message tells how to remove the
-lock by hand).
+broken under an exclusive ``flock`` of a second file, ``lock.break``: the breaker
+re-reads the lock and removes it only if it still names the same dead holder, so two
+writers breaking the same stale lock cannot remove each other's fresh lock. The kernel
+releases the ``flock`` when its holder exits, so neither a killed breaker nor a clock
+step can hand the guard to a second breaker while the first one still works. The
+holder is known by its pid, its start time (a pid reused by a later process is not the
+holder) and its pid namespace: a holder on another host, or in another container that
+shares the host name but not the pids, is never presumed dead (the message tells how to
+remove the lock by hand).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import secrets
@@ -28,8 +31,6 @@ from typing import Any
 
 from chronojoin.errors import ConcurrentWriterError
 from chronojoin.loader.layout import fsync_dir, read_json
-
-_BREAK_MAX_AGE_S = 60.0
 
 
 def pid_alive(pid: int) -> bool:
@@ -164,21 +165,20 @@ class TableLock:
         return True
 
     def _break(self, stale: dict[str, Any] | None) -> None:
-        guard = self.path + ".break"
-        with contextlib.suppress(FileNotFoundError):
-            if time.time() - os.path.getmtime(guard) > _BREAK_MAX_AGE_S:
-                os.unlink(guard)
+        # The guard file is never removed: a breaker that removed it could leave a second
+        # one holding a lock on the removed file while a third locks a new file.
+        fd = os.open(self.path + ".break", os.O_CREAT | os.O_WRONLY, 0o644)
         try:
-            fd = os.open(guard, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            return  # someone else is breaking it; the caller retries
-        os.close(fd)
-        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return  # someone else is breaking it; the caller retries
             current = read_json(self.path)
             if current is not None and stale and current.get("token") == stale.get("token"):
                 os.unlink(self.path)
+                fsync_dir(os.path.dirname(self.path))
         finally:
-            os.unlink(guard)
+            os.close(fd)  # releases the flock
 
     def _clean_private_files(self) -> None:
         directory, base = os.path.split(self.path)
