@@ -177,6 +177,27 @@ def test_a_catalog_partition_stored_elsewhere_is_refused(spark, table, tmp_path)
     assert ld.append(here).rows_appended == 4
 
 
+
+def test_a_loaded_partition_the_catalog_moved_elsewhere_is_refused(spark, table, tmp_path):
+    """Another tool points a partition the loader wrote at a copy elsewhere (``SET
+    LOCATION``): its directory below the table's location is still there, but readers
+    read the copy, so rows loaded below the location would be lost to them and the
+    copy's keys stored again."""
+    name, location = table
+    elsewhere = str(tmp_path / "elsewhere")
+    d5 = dt.date(2024, 1, 5)
+    spark.sql(f"CREATE TABLE {name} (id long, v int, day date) USING parquet "
+              f"PARTITIONED BY (day) LOCATION '{location}'")
+    ld = cj.IncrementalLoader(spark, table=name, keys="id", partition_by="day")
+    ld.append(spark.createDataFrame([(10, 1, d5)], KEYED.format(v="int")))
+    spark.createDataFrame([(10, 1), (11, 2)], "id long, v int").write.parquet(elsewhere)
+    spark.sql(f"ALTER TABLE {name} PARTITION (day = '2024-01-05') SET LOCATION '{elsewhere}'")
+    with pytest.raises(LoaderError, match=rf"partition 'day=2024-01-05' of .* is stored at "
+                                          rf"\S*{elsewhere}, outside the table's location"):
+        ld.append(spark.createDataFrame([(11, 3, d5), (12, 4, d5)], KEYED.format(v="int")))
+    spark.catalog.refreshTable(name)
+    assert sorted(tuple(r) for r in spark.table(name).collect()) == [(10, 1, d5), (11, 2, d5)]
+
 def test_files_a_killed_attempt_writes_late_are_never_published(spark, tmp_path,
                                                                 monkeypatch):
     """A killed attempt's Spark job may go on writing (a Spark Connect server outlives its

@@ -85,14 +85,14 @@ def foreign_partitions(spark: SparkSession, tgt: Target, pdirs: list[str]) -> di
 
     ``ALTER TABLE ... ADD PARTITION ... LOCATION`` puts a partition elsewhere; rows the
     loader wrote under the table's location would not be read, nor the keys stored
-    there. Only a listed partition without its directory under the root is described
-    (one ``SHOW PARTITIONS`` otherwise).
+    there. Every listed partition is described, also one whose directory exists under
+    the root (``ALTER TABLE ... PARTITION ... SET LOCATION`` leaves it behind).
     """
     assert tgt.table is not None
     listed = {r[0] for r in spark.sql(f"SHOW PARTITIONS {_quote(tgt.table)}").collect()}
     out = {}
     for pdir in pdirs:
-        if pdir not in listed or os.path.isdir(os.path.join(tgt.root, pdir)):
+        if pdir not in listed:
             continue
         spec = f"{_quote(pdir.split('=', 1)[0])} = '{_sql_string(partition_value(pdir))}'"
         rows = spark.sql(f"DESCRIBE TABLE EXTENDED {_quote(tgt.table)} "
