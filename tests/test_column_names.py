@@ -98,6 +98,20 @@ def test_asof_hot_keys(spark, caplog, clustered, chosen):
     assert caplog.text.count(f"strategy '{chosen}'") == 2
 
 
+@pytest.mark.usefixtures("sampled_everything")
+@pytest.mark.parametrize("clustered", [False, True])
+def test_asof_hot_keys_named_like_the_statistics_columns(spark, clustered):
+    *_, ldf, rdf = _hot_inputs(spark, clustered=clustered)
+    names = {"k": "__n", "t": "__high", "tb": "__low", "label": "__bucket"}
+
+    def rename(df):
+        return df.select(*[col(c).alias(names.get(c, c)) for c in df.columns])
+
+    plain = cj.asof_join(ldf, rdf, on="t", by="k", tiebreak="tb")
+    odd = cj.asof_join(rename(ldf), rename(rdf), on="__high", by="__n", tiebreak="__low")
+    _same(plain, odd)
+
+
 def _events(spark):
     left, right = random_rows(seed=14, n_left=70, n_right=120, t_max=200)
     return _frames(spark, left, right, "int")

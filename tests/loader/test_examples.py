@@ -180,3 +180,12 @@ def test_file_urls_name_the_local_directory(spark, tmp_path, scheme):
                               partition_by="p")
     ld.append(spark.createDataFrame([(1, "a")], "k long, p string"))
     assert spark.read.parquet(str(tmp_path / "t")).collect() == [(1, "a")]
+
+
+def test_columns_named_like_the_check_counts(spark, tmp_path):
+    ld = cj.IncrementalLoader(spark, path=str(tmp_path / "t"), keys=["__n", "__i"],
+                              partition_by="p")
+    ld.append(spark.createDataFrame([(1, 0, "a"), (2, 0, "a"), (2, 0, "b")],
+                                    "`__n` long, `__i` int, p string"))
+    report = ld.check()
+    assert report.ok and (report.rows, report.keys, report.duplicate_keys) == (3, 3, 0)

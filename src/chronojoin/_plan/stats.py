@@ -85,24 +85,24 @@ def sampled_hot_spans(
 
 
 def _per_key(df: DataFrame, cols: list[Column], time: Column | None) -> DataFrame:
-    """Rows (``__n``) and its time range (``__low``, ``__high``; NULL without ``time``)."""
+    """Rows (``__cj_n``) and its time range (``__cj_low``, ``__cj_high``; NULL without ``time``)."""
     none = F.lit(None).cast("double")
     low, high = (none, none) if time is None else (F.min(time), F.max(time))
-    return df.groupBy(*cols).agg(F.count(F.lit(1)).alias("__n"), low.alias("__low"),
-                                 high.alias("__high"))
+    return df.groupBy(*cols).agg(F.count(F.lit(1)).alias("__cj_n"), low.alias("__cj_low"),
+                                 high.alias("__cj_high"))
 
 
 def _largest(per_key: DataFrame, n_keys: int, over: int = 0) -> KeyProfile:
-    """The most and total ``__n`` of ``per_key`` and its :data:`TOP_KEYS` largest keys.
+    """The most and total ``__cj_n`` of ``per_key`` and its :data:`TOP_KEYS` largest keys.
 
     One global aggregate: ``max_by`` with a count keeps the largest keys holding more
     than ``over`` rows (a key at or under it never enters the ``max_by``'s heap: about
     0.4 s of a 2 s job over a million keys of a row each), and a plain ``max`` gives
     the most rows of the others.
     """
-    n = F.col("__n")
+    n = F.col("__cj_n")
     entry = F.struct(*[col(c) for c in per_key.columns[:n_keys]], n,
-                     F.col("__low"), F.col("__high"))
+                     F.col("__cj_low"), F.col("__cj_high"))
     large = n > F.lit(over)
     row = per_key.agg(F.max(n).alias("m"), F.sum(n).alias("n"),
                       F.max_by(entry, F.when(large, n), TOP_KEYS).alias("top"),
@@ -205,8 +205,8 @@ def hot_bucket_counts(df: DataFrame, keys: tuple[str, ...], hot: Column,
     """
     cols = [col(k) for k in keys]
     groups = (df.where(not_null(*cols) & hot)
-              .groupBy(*cols, bucket.alias("__bucket")).agg(F.count(F.lit(1)).alias("__n")))
-    n = F.col("__n")
+              .groupBy(*cols, bucket.alias("__cj_bucket")).agg(F.count(F.lit(1)).alias("__cj_n")))
+    n = F.col("__cj_n")
     row = groups.agg(F.max(n).alias("m"), F.sum(n).alias("r"), F.sum(n * n).alias("s")).collect()[0]
     rows = int(row["r"] or 0)
     return int(row["m"] or 0), rows, float(row["s"] or 0) / rows if rows else 0.0

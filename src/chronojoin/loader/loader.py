@@ -479,13 +479,13 @@ def _compare(data: DataFrame | None, idx: DataFrame | None,
     parts = []
     if data is not None:
         parts.append(data.groupBy(*[col(c) for c in key_cols]).agg(
-            F.count(F.lit(1)).alias("__n"), F.lit(0).alias("__i")))
+            F.count(F.lit(1)).alias("__cj_n"), F.lit(0).alias("__cj_i")))
     if idx is not None:
         parts.append(idx.select(*[col(c) for c in key_cols]).distinct()
-                     .withColumn("__n", F.lit(0).cast("long")).withColumn("__i", F.lit(1)))
+                     .withColumn("__cj_n", F.lit(0).cast("long")).withColumn("__cj_i", F.lit(1)))
     u = parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1])
     per_key = u.groupBy(*[col(c) for c in key_cols]).agg(
-        F.sum("__n").alias("n"), F.max("__i").alias("i"))
+        F.sum("__cj_n").alias("n"), F.max("__cj_i").alias("i"))
     row = per_key.agg(
         F.sum("n"), F.sum(F.when(F.col("n") > 0, 1).otherwise(0)),
         F.sum(F.when(F.col("n") > 1, 1).otherwise(0)),
