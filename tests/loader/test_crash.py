@@ -191,3 +191,37 @@ def test_sigkill_at_random_moments_then_rerun(spark, tmp_path, record_property, 
     assert total >= 20
     for ch in chains:
         assert ch.loader.check().ok
+
+
+def test_new_directories_are_flushed_before_the_batch_is_recorded(spark, tmp_path,
+                                                                   monkeypatch):
+    """A power loss right after a batch's record is written keeps its files: the entries
+    of the partition directories publishing created (in the table's directory, and in
+    the index's) are flushed before the record, as the files' own entries are; and
+    those of the directories Spark created in the staging directory before the commit
+    point (so that a surviving manifest finds its files)."""
+    root = str(tmp_path / "t")
+    loader = cj.IncrementalLoader(spark, path=root, keys=KEYS, partition_by="event_date")
+    batch = spark.createDataFrame(
+        [(1, "a", DATES[0], 1, 0.5), (2, "b", DATES[1], 2, 0.5)],
+        "user_id long, click_id string, event_date date, seq long, value double")
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    loader.append(batch)
+    monkeypatch.undo()
+    meta = os.path.join(root, "_chronojoin")
+    committed = max(i for i, p in enumerate(synced) if "_commit.json.tmp-" in p)
+    recorded = min(i for i, p in enumerate(synced)
+                   if p.startswith(os.path.join(meta, "commits", "")))
+    publishing = synced[committed + 1 : recorded]
+    for directory in (root, os.path.join(meta, "index")):
+        assert directory in publishing, (directory, publishing)
+    stage = os.path.dirname(synced[committed])
+    for directory in ("data", "index"):
+        assert os.path.join(stage, directory) in synced[:committed], directory

@@ -142,12 +142,21 @@ def commit(root: str, manifest: dict[str, Any]) -> None:
     files it writes: without this, a machine that stops right after the commit (a power
     loss) could come back with the batch recorded and its files empty.
     """
+    stage = _stage_of(root, manifest)
     sources = [os.path.join(root, src) for src, _ in manifest["moves"]]
     for path in sources:
         fsync_path(path)
-    for directory in sorted({os.path.dirname(p) for p in sources}):
+    # every directory Spark created below the stage, whose entries in their parents a
+    # power loss could otherwise drop while the manifest survives
+    directories = set()
+    for path in sources:
+        directory = os.path.dirname(path)
+        while directory.startswith(stage + os.sep):
+            directories.add(directory)
+            directory = os.path.dirname(directory)
+    for directory in sorted(directories, reverse=True):
         fsync_dir(directory)
-    atomic_write_json(os.path.join(_stage_of(root, manifest), COMMIT_FILE), manifest)
+    atomic_write_json(os.path.join(stage, COMMIT_FILE), manifest)
 
 
 def publish(root: str, manifest: dict[str, Any], on_partitions: OnPartitions | None) -> None:

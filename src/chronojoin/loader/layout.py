@@ -145,10 +145,28 @@ def fsync_path(path: str) -> None:
         os.close(fd)
 
 
+def make_dirs(path: str) -> None:
+    """``os.makedirs``, flushing each new directory's entry in its parent.
+
+    Flushing a directory makes its own entries durable, not its entry in its parent: a
+    file moved into a new directory and flushed there could still be lost with the
+    directory after a power loss.
+    """
+    if not path or os.path.isdir(path):
+        return
+    parent = os.path.dirname(path)
+    make_dirs(parent)
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        return
+    fsync_dir(parent)
+
+
 def atomic_write_json(path: str, obj: Any) -> None:
     """Write JSON so that ``path`` holds either the old or the complete new content."""
     directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
+    make_dirs(directory)
     tmp = f"{path}.tmp-{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(obj, fh, indent=1, sort_keys=True, default=str)
@@ -174,7 +192,7 @@ def move(src: str, dst: str) -> bool:
     A missing ``src`` with an existing ``dst`` means an earlier run already moved it.
     """
     if os.path.exists(src):
-        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        make_dirs(os.path.dirname(dst))
         os.replace(src, dst)
         return True
     return os.path.exists(dst)
