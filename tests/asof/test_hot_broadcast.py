@@ -287,3 +287,15 @@ def test_auto_with_a_hot_struct_key(spark, caplog, clustered, chosen):
         _check(out, left, _oracle(left, right, "int", direction="nearest", tiebreak=["tb"]),
                "left")
     assert f"strategy '{chosen}'" in caplog.text
+
+
+@pytest.mark.usefixtures("sampled_everything")
+@pytest.mark.parametrize("clustered", [False, True])
+def test_auto_with_a_hot_struct_key_holding_decimals(spark, clustered):
+    """Nested decimals of the key's own type, which a literal of the value would not have."""
+    left, right, ldf, rdf = _hot_inputs(spark, clustered=clustered)
+    key = ("if(k is null, null, struct(cast(substr(k, 2) as decimal(20,10)) as d, "
+           "array(cast(substr(k, 2) as decimal(30,5)), null) as ds)) as k")
+    ldf, rdf = ldf.selectExpr("lid", key, "t", "label"), rdf.selectExpr("rid", key, "t", "v", "tb")
+    out = cj.asof_join(ldf, rdf, on="t", by="k", direction="nearest", tiebreak="tb")
+    _check(out, left, _oracle(left, right, "int", direction="nearest", tiebreak=["tb"]), "left")

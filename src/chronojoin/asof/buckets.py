@@ -116,22 +116,30 @@ def is_hot(keys: list[Column], hot_keys: tuple[tuple[object, ...], ...]) -> Colu
     a Parquet scan can skip row groups by their statistics.
     """
     same = [reduce(lambda a, b: a & b,
-                   [k == key_literal(v) for k, v in zip(keys, values, strict=True)])
+                   [same_key(k, v) for k, v in zip(keys, values, strict=True)])
             for values in hot_keys]
     return reduce(lambda a, b: a | b, same) if same else F.lit(False)
 
 
-def key_literal(value: object) -> Column:
-    """A key value as collected from a statistics job, as a literal column.
+def same_key(column: Column, value: object, *, nested: bool = False) -> Column:
+    """Whether ``column`` holds the key ``value`` collected from a statistics job.
 
-    ``F.lit`` takes no ``Row``: a struct key (a ``Row``, also inside an array) is built
-    field by field.
+    A scalar is a plain equality with a literal. A struct key (a ``Row``) or an array
+    is compared field by field and element by element: a literal struct or array
+    would need the column's exact type (a nested decimal is not widened), and
+    ``F.lit`` takes no ``Row``. Nested values compare NULL-safely, as Spark's own
+    equality of structs and arrays does; a NULL key is never the value.
     """
     if isinstance(value, Row):
-        return F.struct(*[key_literal(v).alias(n) for n, v in zip(value.__fields__, value)])
-    if isinstance(value, list) and any(isinstance(v, (Row, list)) for v in value):
-        return F.array(*[key_literal(v) for v in value])
-    return F.lit(value)
+        parts = [same_key(column.getField(n), v, nested=True)
+                 for n, v in zip(value.__fields__, value, strict=True)]
+    elif isinstance(value, list):
+        parts = [F.size(column) == F.lit(len(value))]
+        parts += [same_key(F.try_element_at(column, F.lit(i + 1)), v, nested=True)
+                  for i, v in enumerate(value)]
+    else:
+        return column.eqNullSafe(F.lit(value)) if nested else column == F.lit(value)
+    return reduce(lambda a, b: a & b, parts, column.isNotNull())
 
 
 def is_cold(keys: list[Column], hot_keys: tuple[tuple[object, ...], ...]) -> Column:
