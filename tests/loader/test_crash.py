@@ -17,6 +17,7 @@ import datetime as dt
 import glob
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -225,3 +226,36 @@ def test_new_directories_are_flushed_before_the_batch_is_recorded(spark, tmp_pat
     stage = os.path.dirname(synced[committed])
     for directory in ("data", "index"):
         assert os.path.join(stage, directory) in synced[:committed], directory
+
+
+class _Kill(BaseException):
+    """A kill: not an Exception, so no cleanup code catches it."""
+
+
+def test_a_kill_while_removing_a_published_batchs_staging_is_not_published_again(
+        spark, tmp_path, monkeypatch):
+    """The batch was recorded, then the kill stopped the removal of its staging
+    directory halfway (its data files gone, its manifest left). Retention deletes the
+    partition before the next append: that append neither fails on the batch's missing
+    files nor brings part of the batch back."""
+    from chronojoin.loader import commit
+
+    root = tmp_path / "t"
+    schema = "user_id long, click_id string, event_date date, seq long, value double"
+    loader = cj.IncrementalLoader(spark, path=str(root), keys=KEYS, partition_by="event_date")
+    real_rmtree = commit.shutil.rmtree
+
+    def killed_halfway(path, *args, **kwargs):
+        real_rmtree(os.path.join(path, "data"))
+        raise _Kill
+
+    with monkeypatch.context() as m:
+        m.setattr(commit.shutil, "rmtree", killed_halfway)
+        with pytest.raises(_Kill):
+            loader.append(spark.createDataFrame([(1, "a", DATES[0], 1, 0.5)], schema))
+    assert glob.glob(str(root / "_chronojoin" / "staging" / "*" / "_commit.json"))
+    shutil.rmtree(root / "event_date=2024-01-01")  # retention
+    r = loader.append(spark.createDataFrame([(2, "b", DATES[1], 2, 0.5)], schema))
+    assert r.rows_appended == 1
+    assert not (root / "event_date=2024-01-01").exists()
+    assert not os.listdir(root / "_chronojoin" / "staging")

@@ -26,7 +26,9 @@ Protocol (local file systems, one writer at a time under the table lock):
    batch's permanent record) and the staging directory is removed.
 4. **Recover** (every time a writer takes the lock): a staging directory with a
    ``_commit.json`` is rolled forward (step 3 again); one without is rolled back
-   (deleted). A batch id with a record in ``commits/`` is skipped by ``append``.
+   (deleted), as is one of a batch already recorded in ``commits/`` (a kill stopped
+   the removal of its staging directory). A batch id with a record in ``commits/`` is
+   skipped by ``append``.
 
 Readers of the table (``spark.read.parquet(path)``, the metastore table) see data files
 only after the commit point, each file complete (a rename is atomic); a batch whose
@@ -182,7 +184,10 @@ def recover(root: str, on_partitions: OnPartitions | None) -> list[str]:
     rolled = []
     for batch_id in list_visible(base):
         manifest = read_json(os.path.join(base, batch_id, COMMIT_FILE))
-        if manifest is None:
+        # A recorded batch was published in full: its staging directory is what a kill
+        # left of its removal, and publishing it again could bring back files deleted
+        # since (retention) or fail on them.
+        if manifest is None or os.path.exists(record_path(root, manifest["batch_id"])):
             shutil.rmtree(os.path.join(base, batch_id), ignore_errors=True)
         else:
             publish(root, manifest, on_partitions)
