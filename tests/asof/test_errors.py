@@ -180,7 +180,7 @@ def test_a_right_time_column_not_found_names_the_argument_given(frames):
         cj.asof_join(left, right, left_on="time", right_on="u", by="id")
     with pytest.raises(ColumnNotFoundError, match=r"^`right\[0\].on`: column 't' not found"):
         cj.asof_join(only_left, [cj.Right(right)], left_on="t", by="id")
-    with pytest.raises(ColumnNotFoundError, match=r"^`on`: column 't' not found in right\[0\]"):
+    with pytest.raises(ColumnNotFoundError, match=r"^`right\[0\].on`: column 't' not found"):
         cj.asof_join(only_left, [cj.Right(right)], on="t", by="id")
     with pytest.raises(ColumnNotFoundError, match=r"^`right\[0\].on`: column 'u' not found"):
         cj.asof_join(left, [cj.Right(right, on="u")], on="time", by="id")

@@ -256,6 +256,11 @@ def test_write_errors_are_one_line(spark, tmp_path):
                                        r"[^\n]*$") as exc:
         write(df, bad, "overwrite")
     assert "--mode" not in str(exc.value)
+    # an error raised while the job runs (here: a row Spark refuses to compute)
+    failing = spark.range(2).selectExpr("if(id > 0, raise_error('no such row'), id) AS x")
+    out = f"{tmp_path / 'job'}"
+    with pytest.raises(CliError, match=rf"^writing {out} failed: .*no such row[^\n]*$"):
+        write(failing, out)
 
 
 def test_errors_about_the_time_columns_name_the_option_given(spark, inputs, capsys):

@@ -185,9 +185,8 @@ def _right_spec(
     df = C.check_dataframe(f"{what}.df", item.df)
     side = "right" if what == "right" else f"{what} (right table #{what[6:-1]})"
     ro = item.on if item.on is not None else (d.right_on if d.right_on is not None else left_on)
-    # a table of a list lacking the column is told to name its own (`right[i].on`)
-    on_arg = (d.on_argument if item.on is None and d.right_on is not None
-              else f"{what}.on")
+    # a table of a list is told it can name its own column (`right[i].on`)
+    on_arg = d.on_argument if what == "right" else f"{what}.on"
     rfield = C.field(df.schema, argument=on_arg, name=ro, side=side)
     rkind = time_kind(rfield.dataType, argument=on_arg, column=ro, side=side)
     rb: Any

@@ -205,9 +205,10 @@ def write(df: DataFrame, path: str, mode: str = "errorifexists") -> None:
     (:func:`check_output`); a URL's or a Connect server's existing output, or one that
     cannot be written, is found here.
     """
-    from pyspark.errors import AnalysisException
+    from pyspark.errors import PySparkException
 
-    errors: tuple[type[Exception], ...] = (AnalysisException,)
+    # Spark's errors on either session (analysis, or a row the job cannot compute)
+    errors: tuple[type[Exception], ...] = (PySparkException,)
     if is_connect(df):  # the Connect writer knows the default mode as "error" only
         spark_mode = "error" if mode == "errorifexists" else mode
     else:  # a JVM error of no Python class of its own (an IOException, say)
