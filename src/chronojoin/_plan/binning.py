@@ -38,7 +38,7 @@ from typing import Any
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from chronojoin._plan.longs import BEYOND
+from chronojoin._plan.longs import within_beyond
 from chronojoin._validate.durations import parse_duration
 from chronojoin._validate.timetypes import TimeKind
 from chronojoin.errors import DurationError, InvalidArgumentError, PerformanceWarning
@@ -120,9 +120,8 @@ def check_bin_size(value: Any, kind: TimeKind) -> int | float | None:
     if not size > 0:
         msg = f"`bin_size` must be positive; got {value!r}"
         raise DurationError(msg)
-    # a bin of BEYOND already holds every long time in at most two bins; a wider one
-    # (10**400) would not even be a float
-    return min(size, BEYOND) if isinstance(size, int) else size
+    # a bin of BEYOND already holds every long time in at most two bins
+    return within_beyond(size)
 
 
 def size_of_level(bin_size: float, level: int) -> float:

@@ -12,6 +12,15 @@ from chronojoin._validate.timetypes import LONG_MAX, LONG_MIN
 
 #: an offset beyond this moves every long out of the long range (exact as a double too)
 BEYOND = 2**65
+
+
+def within_beyond(value: int | float) -> int | float:
+    """A whole offset or width clamped to ``[-BEYOND, BEYOND]``; floats as they are.
+
+    Past :data:`BEYOND` every whole duration acts on long times as ``BEYOND`` does,
+    and one such as ``10**400`` would not even convert to a float.
+    """
+    return max(-BEYOND, min(value, BEYOND)) if isinstance(value, int) else value
 WIDE = T.DecimalType(38, 0)
 
 

@@ -10,7 +10,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
 from chronojoin._plan.binning import check_bin_size, check_copies
-from chronojoin._plan.longs import BEYOND
+from chronojoin._plan.longs import within_beyond
 from chronojoin._plan.output import right_output_names
 from chronojoin._typing import Closed, How
 from chronojoin._validate import columns as C
@@ -137,11 +137,8 @@ def _bound(
         hint = (f"; the left column is spelt {near[0]!r}" if near else
                 f"; nor is it a column of left (a per-row bound); available: {schema.names}")
         raise DurationError(f"{e}{hint}") from None
-    if isinstance(offset, int):
-        # past BEYOND an offset moves every long time out of the long range as a larger
-        # one does; clamped to it, the window's width is a float (10**400 is none)
-        offset = max(-BEYOND, min(offset, BEYOND))
-    return Bound(value=offset)
+    # clamped, the window's width is a float (10**400 is none)
+    return Bound(value=within_beyond(offset))
 
 
 def _column_bound(

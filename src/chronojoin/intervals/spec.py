@@ -9,7 +9,7 @@ from typing import Any
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
-from chronojoin._plan.longs import BEYOND
+from chronojoin._plan.longs import within_beyond
 from chronojoin._typing import AggFunction, Closed, How, IntervalStrategy
 from chronojoin._validate import columns as C
 from chronojoin._validate.durations import parse_duration
@@ -222,9 +222,8 @@ def _buckets(value: Any, kind: TimeKind) -> Buckets | None:
     if width <= 0:
         msg = f"`buckets`: a bucket width must be positive; got {value!r}"
         raise DurationError(msg)
-    # a width of BEYOND already holds every long time in one or two buckets; a wider
-    # one (10**400 seconds) would not even be a float
-    return Buckets(width=min(width, BEYOND) if isinstance(width, int) else width)
+    # a width of BEYOND already holds every long time in one or two buckets
+    return Buckets(width=within_beyond(width))
 
 
 def _time(df: DataFrame, argument: str, name: Any, side: str) -> tuple[TimeKind, Any]:
