@@ -205,3 +205,29 @@ def test_results_without_the_newer_fields_still_load():
     assert union.endswith("| 1.30 | n/a | n/a | ok |")   # skew kept; no check recorded
     floor = next(line for line in table.splitlines() if "floor (baseline)" in line)
     assert floor.endswith("| - | ok |")
+
+
+def test_growth_and_speedup_of_a_family_without_orders_next_to_one_with_them(tmp_path):
+    """Band rows loaded with as-of rows carry an empty ``p_order``: they are not dropped."""
+    records = [{"kind": "result", "run_id": "R1", "family": "asof",
+                "case": "asof size n=1000 asc", "method": "floor", "baseline": True,
+                "status": "ok", "master": "local[1]", "executors": 1, "elapsed_s": 1.0,
+                "params": {"variant": "size", "n_ids": 1000, "order": "asc"}}]
+    for master, executors in (("local[1]", 1), ("local[2]", 2)):
+        for size, seconds in ((1000, 2.0), (10000, 8.0)):
+            records.append({
+                "kind": "result", "run_id": "R2", "family": "band",
+                "case": f"band rows={size}", "method": "chronojoin", "baseline": True,
+                "status": "ok", "master": master, "executors": executors,
+                "elapsed_s": seconds / executors, "params": {"size": size},
+            })
+    path = tmp_path / "results.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    summary = summarise(load([str(path)])[0])
+    band = summary[summary["family"] == "band"]
+    assert band["p_order"].isna().all()
+    growth = growth_table(band[band["master"] == "local[1]"])
+    assert "| chronojoin | 6.667e-04 | 1.333 | 0.60 | 2 |" in growth
+    speed = speedup_table(band)
+    assert "| method | rows per side | S(local[2]) |" in speed
+    assert "| chronojoin | 1000 | 2.00 |" in speed

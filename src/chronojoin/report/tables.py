@@ -97,7 +97,7 @@ def growth_table(summary: pd.DataFrame) -> str:
     """
     df = size_rows(summary)
     rows = []
-    order_col = "p_order" if "p_order" in df else None
+    order_col = "p_order" if _has_order(df) else None
     keys = [order_col, "method"] if order_col else ["method"]
     for key, raw in df.groupby(keys, sort=True):
         g = raw.dropna(subset=["elapsed_s", "size"])
@@ -115,6 +115,11 @@ def growth_table(summary: pd.DataFrame) -> str:
     per = {"ids": "id", "points": "point", "table rows": "row", "rows per side": "row"}
     slope = f"slope (s/{per.get(size_unit(summary), 'unit')})"
     return markdown([*header, slope, "intercept (s)", "exponent", "sizes"], rows)
+
+
+def _has_order(df: pd.DataFrame) -> bool:
+    """Whether rows carry a row order (a family without one has ``p_order`` all empty)."""
+    return "p_order" in df and bool(df["p_order"].notna().any())
 
 
 def memory_table(summary: pd.DataFrame) -> str:
@@ -148,7 +153,8 @@ def speedup_table(summary: pd.DataFrame) -> str:
     order = [(m, int(n)) for m, n in zip(masters["master"], masters["executors"], strict=True)]
     (first, _), rest = order[0], order[1:]
     rows = []
-    group_keys = ["method", "size"] + (["p_order"] if "p_order" in df else [])
+    ordered = _has_order(df)
+    group_keys = ["method", "size"] + (["p_order"] if ordered else [])
     for key, g in df.groupby(group_keys, sort=True):
         by_master = g.groupby("master")["elapsed_s"].median()
         if first not in by_master or not by_master[first]:
@@ -158,7 +164,7 @@ def speedup_table(summary: pd.DataFrame) -> str:
         names[1] = int(names[1])
         rows.append([*names, *(fmt_num(base / by_master[m], 2) if m in by_master else "n/a"
                                for m, _ in rest)])
-    header = ["method", size_unit(summary)] + (["order"] if "p_order" in df else [])
+    header = ["method", size_unit(summary)] + (["order"] if ordered else [])
     return markdown([*header, *(f"S({master_label(m, n)})" for m, n in rest)], rows)
 
 
