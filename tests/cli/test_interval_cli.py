@@ -53,3 +53,13 @@ def test_help_lists_every_option(capsys):
     for option in ("--by", "--time", "--start", "--end", "--agg", "--closed", "--how",
                    "--strategy", "--buckets", "--bucket-width", "--master", "--out"):
         assert option in text
+
+
+def test_an_agg_name_given_twice_is_an_error(tmp_path, capsys, no_spark):
+    """The second --agg n= would silently replace the first (one output column lost)."""
+    code = main(["interval", str(tmp_path / "p"), str(tmp_path / "i"), "--out",
+                 str(tmp_path / "o"), "--agg", "n=count", "--agg", "n=sum:points"])
+    assert code == 2
+    assert capsys.readouterr().err.strip() == (
+        "chronojoin interval: error: --agg 'n=sum:points': output name 'n' is given twice; "
+        "choose another name")

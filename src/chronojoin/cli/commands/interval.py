@@ -37,6 +37,18 @@ def parse_agg(text: str) -> tuple[str, tuple[str, str | None]]:
     return name.strip(), (function.strip(), column.strip() or None)
 
 
+def parse_aggs(texts: list[str]) -> dict[str, tuple[str, str | None]]:
+    """Every ``--agg``, by output name; a name given twice is an error (not the last wins)."""
+    aggs: dict[str, tuple[str, str | None]] = {}
+    for text in texts:
+        name, agg = parse_agg(text)
+        if name in aggs:
+            msg = f"--agg {text!r}: output name {name!r} is given twice; choose another name"
+            raise CliError(msg)
+        aggs[name] = agg
+    return aggs
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``chronojoin interval``."""
     parser.add_argument("points", help="points table: a path, or a table name with --format table")
@@ -75,7 +87,7 @@ def execute(args: argparse.Namespace) -> int:
     """Run the aggregation and write the result."""
     import chronojoin as cj
 
-    aggs = dict(parse_agg(a) for a in args.agg) if args.agg else None
+    aggs = parse_aggs(args.agg) or None
     spark = session.session(args, app="chronojoin interval")
     points = session.read(spark, args.points, args.format)
     intervals = session.read(spark, args.intervals, args.format)
