@@ -155,6 +155,22 @@ def test_embed_report_needs_the_marker(tmp_path):
     assert target.read_text() == "# Notes\n"
 
 
+def test_embed_report_skips_a_marker_shown_in_a_code_block(tmp_path):
+    from chronojoin.report import EMBED_MARKER, embed_report
+
+    report = write_report([os.path.dirname(FIXTURE)], str(tmp_path / "r"))
+    head = (f"# Ours\n\nAdd this line:\n\n```markdown\n{EMBED_MARKER}\n```\n\n"
+            f"~~~~\n{EMBED_MARKER}\n~~~\n~~~~\n\nNotes to keep.\n\n{EMBED_MARKER}\n")
+    target = tmp_path / "BENCHMARKS.md"
+    target.write_text(head + "\nan older copy\n")
+    embed_report(report, str(target))
+    text = target.read_text()
+    assert text.startswith(head + "\nDrawn by") and "an older copy" not in text
+    target.write_text(f"```\n{EMBED_MARKER}\n```\n")
+    with pytest.raises(ValueError, match="has no line"):
+        embed_report(report, str(target))
+
+
 
 def _records(path, rows):
     with open(path, "w", encoding="utf-8") as fh:

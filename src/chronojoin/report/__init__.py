@@ -31,6 +31,7 @@ __all__ = [
 #: The line of a Markdown file below which :func:`embed_report` writes the report.
 EMBED_MARKER = "<!-- chronojoin bench report -->"
 _IMAGE = re.compile(r"(!\[[^\]]*\]\()([^)\s]+)(\))")
+_FENCE = re.compile(r"(`{3,}|~{3,})")
 
 
 def write_report(paths: Sequence[str], out: str, *, name: str = "report.md") -> str:
@@ -48,9 +49,21 @@ def write_report(paths: Sequence[str], out: str, *, name: str = "report.md") -> 
 
 
 def marker_line(lines: Sequence[str], target: str) -> int:
-    """The index of the first :data:`EMBED_MARKER` line in ``lines`` (``target``'s)."""
+    """The index of the first :data:`EMBED_MARKER` line in ``lines`` (``target``'s).
+
+    A marker shown in a fenced code block (```` ``` ```` or ``~~~``) is text, not the place
+    to write the report: everything after it would be replaced.
+    """
+    fence = ""
     for i, line in enumerate(lines):
-        if line.strip() == EMBED_MARKER:
+        text = line.strip()
+        opening = _FENCE.match(text)
+        if fence:
+            if text.startswith(fence) and not text.strip(fence[0]):
+                fence = ""
+        elif opening:
+            fence = opening.group(1)
+        elif text == EMBED_MARKER:
             return i
     msg = f"{target} has no line {EMBED_MARKER!r} to write the report below"
     raise ValueError(msg)
