@@ -63,3 +63,14 @@ def test_an_agg_name_given_twice_is_an_error(tmp_path, capsys, no_spark):
     assert capsys.readouterr().err.strip() == (
         "chronojoin interval: error: --agg 'n=sum:points': output name 'n' is given twice; "
         "choose another name")
+
+
+def test_errors_of_one_agg_name_its_option(inputs, capsys):
+    """The library names the aggregate ``aggs['n']``; the command line says --agg n."""
+    code = main(["interval", str(inputs / "points"), str(inputs / "intervals"), "--out",
+                 str(inputs / "o"), "--by", "id", "--start", "start_time", "--end", "end_time",
+                 "--agg", "n=count:nope", "--master", "local[2]"])
+    assert code == 2
+    assert capsys.readouterr().err.strip() == (
+        "chronojoin interval: error: --agg n: column 'nope' not found in intervals; "
+        "available: ['id', 'start_time', 'end_time', 'points']")

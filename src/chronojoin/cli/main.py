@@ -61,12 +61,19 @@ def in_cli_terms(message: str, flags: dict[str, str]) -> str:
 
     A message opening with the name ``bucket_width`` in backticks opens with
     ``--bucket-width`` instead; ``right[1].on`` becomes ``--right-on (right table 2)``.
-    ``on_duplicate='fail'`` becomes ``--on-duplicate fail``. A name with no option
-    (``left``, ``right``: the input paths) stays as it is.
+    ``on_duplicate='fail'`` becomes ``--on-duplicate fail``; ``aggs['n']`` (an entry of
+    a dict) becomes ``--agg n``. A name with no option (``left``, ``right``: the input
+    paths) stays as it is.
     """
     found = re.match(r"`([^`]+)`", message)
     if found is None:
         return message
+    entry = re.fullmatch(r"(\w+)\[('[^']*'|\"[^\"]*\")\]", found.group(1))
+    if entry is not None:
+        flag = flags.get(entry.group(1))
+        if flag is None:
+            return message
+        return f"{flag} {entry.group(2)[1:-1]}{message[found.end():]}"
     name, _, value = found.group(1).partition("=")
     table = ""
     of_table = re.fullmatch(r"right\[(\d+)\]\.(\w+)", name)
