@@ -171,6 +171,21 @@ def test_embed_report_skips_a_marker_shown_in_a_code_block(tmp_path):
         embed_report(report, str(target))
 
 
+def test_embed_report_keeps_the_text_above_the_marker_byte_for_byte(tmp_path):
+    """Windows line ends and a form feed above the marker stay; the copy takes the same ends."""
+    from chronojoin.report import EMBED_MARKER, embed_report
+
+    report = write_report([os.path.dirname(FIXTURE)], str(tmp_path / "r"))
+    head = f"# Ours\r\n\r\nkept\x0cnext page\r\n{EMBED_MARKER}\r\n".encode()
+    target = tmp_path / "BENCHMARKS.md"
+    target.write_bytes(head + b"an older copy\r\n")
+    for _ in range(2):
+        embed_report(report, str(target))
+        data = target.read_bytes()
+        assert data.startswith(head + b"\r\nDrawn by") and data.endswith(b")\r\n")
+        assert data.count(b"\n") == data.count(b"\r\n") and b"an older copy" not in data
+
+
 
 def _records(path, rows):
     with open(path, "w", encoding="utf-8") as fh:

@@ -75,9 +75,11 @@ def embed_report(report: str, target: str) -> None:
     The report's title is left out and its figure paths are rewritten relative to
     ``target``'s directory; the text above the marker is kept as it is.
     """
-    with open(target, encoding="utf-8") as fh:
-        lines = fh.read().splitlines()
+    with open(target, encoding="utf-8", newline="") as fh:
+        lines = fh.read().splitlines(keepends=True)
     mark = marker_line(lines, target)
+    marker = lines[mark].splitlines()[0]
+    newline = "\r\n" if lines[mark].endswith("\r\n") else "\n"
     with open(report, encoding="utf-8") as fh:
         body = re.sub(r"\A#\s[^\n]*\n+", "", fh.read())
     base = os.path.relpath(os.path.dirname(os.path.abspath(report)),
@@ -90,10 +92,11 @@ def embed_report(report: str, target: str) -> None:
         moved = os.path.normpath(os.path.join(base, path)).replace(os.sep, "/")
         return f"{match.group(1)}{moved}{match.group(3)}"
 
-    head = "\n".join(lines[: mark + 1])
+    below = f"\n\n{_IMAGE.sub(move, body).rstrip()}\n".replace("\n", newline)
+    text = "".join(lines[:mark]) + marker + below
     partial = f"{target}.partial"
-    with open(partial, "w", encoding="utf-8") as fh:
-        fh.write(f"{head}\n\n{_IMAGE.sub(move, body).rstrip()}\n")
+    with open(partial, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
     os.replace(partial, target)  # never a half-written target
 
 
