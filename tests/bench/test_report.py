@@ -186,6 +186,22 @@ def test_embed_report_keeps_the_text_above_the_marker_byte_for_byte(tmp_path):
         assert data.count(b"\n") == data.count(b"\r\n") and b"an older copy" not in data
 
 
+def test_embed_report_encodes_figure_paths_with_spaces(tmp_path):
+    """A link's path ends at a space: ``![t](bench report/x.png)`` is no image."""
+    from urllib.parse import unquote
+
+    from chronojoin.report import EMBED_MARKER, embed_report
+
+    report = write_report([os.path.dirname(FIXTURE)], str(tmp_path / "bench report (latest)"))
+    target = tmp_path / "BENCHMARKS.md"
+    target.write_text(f"# Ours\n{EMBED_MARKER}\n")
+    embed_report(report, str(target))
+    images = [line.split("](")[1][:-1] for line in target.read_text().splitlines()
+              if line.startswith("![")]
+    assert images and all(p.startswith("bench%20report%20%28latest%29/") for p in images)
+    assert all((tmp_path / unquote(p)).is_file() for p in images)
+
+
 
 def _records(path, rows):
     with open(path, "w", encoding="utf-8") as fh:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
+from urllib.parse import quote
 
 import pandas as pd
 
@@ -90,7 +91,7 @@ def embed_report(report: str, target: str) -> None:
         if "://" in path or path.startswith("/"):
             return match.group(0)
         moved = os.path.normpath(os.path.join(base, path)).replace(os.sep, "/")
-        return f"{match.group(1)}{moved}{match.group(3)}"
+        return f"{match.group(1)}{quote(moved)}{match.group(3)}"  # a space ends a link
 
     below = f"\n\n{_IMAGE.sub(move, body).rstrip()}\n".replace("\n", newline)
     text = "".join(lines[:mark]) + marker + below
