@@ -127,3 +127,30 @@ def test_maintenance_of_a_missing_metastore_table_is_an_error(spark, capsys):
     assert capsys.readouterr().err.strip() == (
         "chronojoin load: error: --table: table cj_cli_nothere does not exist (nothing to check)")
     assert not spark.catalog.tableExists("cj_cli_nothere")
+
+
+@pytest.mark.parametrize(("target", "relation"), [
+    ("batch", "is"), (".", "contains"), ("batch/table", "is inside")])
+def test_a_target_over_the_batch_is_refused_before_spark(tmp_path, capsys, no_spark,
+                                                         target, relation):
+    """Loading into the batch's own directory would mix the table's files into it."""
+    (tmp_path / "batch").mkdir()
+    (tmp_path / "batch" / "part-0.parquet").write_bytes(b"")
+    batch, table = str(tmp_path / "batch"), str(tmp_path / target)
+    assert main(["load", batch, "--table", table, "--keys", "k"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"chronojoin load: error: --table {table} {relation} the input {batch}: writing "
+        "there would destroy or corrupt that input; choose another --table")
+    assert sorted(p.name for p in (tmp_path / "batch").iterdir()) == ["part-0.parquet"]
+
+
+def test_a_target_under_a_file_is_refused_before_spark(tmp_path, capsys, no_spark):
+    (tmp_path / "file").write_text("x")
+    for table in (tmp_path / "file", tmp_path / "file" / "table"):
+        assert main(["load", str(tmp_path), "--table", str(table), "--keys", "k",
+                     "--input-format", "table"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"chronojoin load: error: --table {table}: not a directory"
+                              if table.name == "file" else f"chronojoin load: error: cannot "
+                              f"write {table}: ")
+        assert "\n" not in err

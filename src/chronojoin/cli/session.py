@@ -238,12 +238,13 @@ def check_output(path: str, mode: str) -> None:
     check_writable(path)
 
 
-def check_not_input(out: str, inputs: Sequence[str]) -> None:
+def check_not_input(out: str, inputs: Sequence[str], *, flag: str = "--out") -> None:
     """``out`` is neither an input path, nor a directory holding one, nor inside one.
 
     Writing there would delete the input (``--mode overwrite``) or add files to it.
     Local paths are compared absolute, with symbolic links resolved (a ``file:`` URL
     as its path); other URLs by their normalised text (scheme and host in lower case).
+    ``flag`` is the option that names ``out``.
     """
     target = _location(out)
     for path in inputs:
@@ -256,8 +257,8 @@ def check_not_input(out: str, inputs: Sequence[str]) -> None:
             relation = "is inside"
         else:
             continue
-        msg = (f"--out {out} {relation} the input {path}: writing there would destroy or "
-               "corrupt that input; choose another --out")
+        msg = (f"{flag} {out} {relation} the input {path}: writing there would destroy or "
+               f"corrupt that input; choose another {flag}")
         raise CliError(msg)
 
 

@@ -59,6 +59,26 @@ def _missing(args: argparse.Namespace) -> str:
     return f"--table: table {args.table} does not exist (nothing to {action})"
 
 
+def _check_target(args: argparse.Namespace) -> None:
+    """A directory target that is not the batch's own files and that can be written.
+
+    Loading into the batch's directory (or one holding it, or inside it) would add the
+    table's files to the batch's; a target under a file would fail mid-load.
+    """
+    from chronojoin._paths import local_path
+    from chronojoin.cli.session import check_not_input, check_writable
+
+    if args.input_format != "table":
+        check_not_input(args.table, [args.batch], flag="--table")
+    local = local_path(args.table)
+    if local is None:  # a URL: the loader names what it supports
+        return
+    if os.path.exists(local) and not os.path.isdir(local):
+        msg = f"--table {args.table}: not a directory"
+        raise CliError(msg)
+    check_writable(args.table)
+
+
 def execute(args: argparse.Namespace) -> int:
     """Run the load, the check or the rebuild and print what happened."""
     maintenance = args.check or args.rebuild_index
@@ -77,6 +97,8 @@ def execute(args: argparse.Namespace) -> int:
     # (and create the loader's directory there): a path is looked at before Spark starts.
     if maintenance and is_path and not os.path.isdir(local_path("table", args.table)):
         raise CliError(_missing(args))
+    if not maintenance and is_path:
+        _check_target(args)
     spark = session(args, "chronojoin-load", hive=not is_path)
     exists = not is_path and spark.catalog.tableExists(args.table)
     if maintenance and not is_path and not exists:
