@@ -201,6 +201,43 @@ def test_decimal_times(spark):
         cj.asof_join(wide, wide, on="t", by="k")
 
 
+@pytest.mark.parametrize(("strategy", "buckets"), [
+    *[(s, None) for s in STRATEGIES], ("union", 3), ("sort_merge", 3), ("auto", 3)])
+def test_decimal_tolerances_and_distances_are_exact(spark, strategy, buckets):
+    """Decimals with a fraction: ``0.80 - 0.10`` is ``0.70``, within a tolerance of 0.7,
+    and ``0.20`` is as far from ``0.10`` as from ``0.30`` (doubles say otherwise)."""
+    d = decimal.Decimal
+    rng = random.Random(11)
+    grid = [d(n) / 10 for n in range(-3, 12)] + [d("0.05"), d("0.15"), d("1.15")]
+    left = [(i, rng.randrange(2), rng.choice(grid)) for i in range(40)]
+    right = [(rng.randrange(2), t, f"r{i}") for i, t in enumerate(grid)]
+    right += [(1 - k, t, f"s{i}") for i, (k, t, _) in enumerate(right) if i % 3]
+    tolerances = [(None, None), (0.7, d("0.7")), ("0.1", d("0.1")), (d("0.35"), d("0.35")),
+                  (0.299, d("0.29")), (10**400, None)]
+    options = [{"direction": dr, "allow_exact_matches": e, "tolerance": t, "buckets": buckets}
+               for dr, e, (t, _) in itertools.product(["backward", "forward", "nearest"],
+                                                      [True, False], tolerances)]
+    exact = dict(tolerances)
+    results = _run_many(spark, left, right, "decimal(6,2)", strategy, options)
+    for kw, got in zip(options, results):
+        assert got == _reference(left, right, direction=kw["direction"],
+                                 exact=kw["allow_exact_matches"],
+                                 tolerance=exact[kw["tolerance"]]), kw
+
+
+def test_decimal_times_exact_against_integers_and_other_scales(spark):
+    """A ``decimal(4,1)`` left time against ``int`` and ``decimal(7,3)`` right times:
+    ``3 - 2.3`` and ``0.8 - 0.1`` are 0.7, within the tolerance (not in doubles)."""
+    d = decimal.Decimal
+    left = spark.createDataFrame([(1, d("2.3")), (2, d("0.8"))], "id int, t decimal(4,1)")
+    ints = spark.createDataFrame([(3, "three")], "t int, v string")
+    fine = spark.createDataFrame([(d("0.100"), "a")], "t decimal(7,3), v string")
+    rights = [cj.Right(ints, prefix="i_", direction="forward"),
+              cj.Right(fine, prefix="f_", direction="backward")]
+    out = cj.asof_join(left, rights, on="t", tolerance=0.7).orderBy("id").collect()
+    assert [(r.i_v, r.f_v) for r in out] == [("three", None), (None, "a")]
+
+
 def test_names_that_differ_only_in_case_clash(spark):
     """In a case-insensitive session ``Price`` and ``price`` are one name."""
     left = spark.createDataFrame([(1, 10, 1.0)], "id int, t int, Price double")

@@ -9,6 +9,7 @@ same unit (see :mod:`chronojoin._validate.durations`).
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -110,6 +111,34 @@ def common_kind(
     if TimeKind.TIMESTAMP in temporal:
         return TimeKind.TIMESTAMP
     return TimeKind.DATE
+
+
+#: Whole digits of the integer types a decimal time compares exactly with.
+_WHOLE_DIGITS: dict[type[T.DataType], int] = {T.ByteType: 3, T.ShortType: 5, T.IntegerType: 10}
+
+
+def exact_decimal(types: Sequence[T.DataType]) -> T.DecimalType | None:
+    """The decimal type holding every value of ``types`` exactly, when distances need it.
+
+    Decimal times with a fraction (``decimal(10, 2)``) have double ordinals, which keep
+    their order but not their differences: ``0.80 - 0.10`` is past ``0.70`` in doubles.
+    Such ordinals (of decimals up to 15 digits, and integers up to ``int``) cast back
+    to this type are the values they came from, so tolerances and distances compared
+    there are exact. ``None`` when no column has a fraction, or one is ``bigint`` or
+    floating point (those keep double arithmetic).
+    """
+    scale, whole = 0, 0
+    for t in types:
+        if isinstance(t, T.DecimalType) and t.precision <= DECIMAL_AS_DOUBLE:
+            scale, whole = max(scale, t.scale), max(whole, t.precision - t.scale)
+        elif type(t) in _WHOLE_DIGITS:
+            whole = max(whole, _WHOLE_DIGITS[type(t)])
+        else:
+            return None
+    if scale == 0:
+        return None
+    # one more digit for the difference of two values
+    return T.DecimalType(whole + scale + 1, scale)
 
 
 def ordinal(column: Column, kind: TimeKind) -> Column:

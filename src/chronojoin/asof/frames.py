@@ -15,6 +15,8 @@ tolerance, ``how`` and the output projection in one place.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -102,7 +104,7 @@ def right_frame(spec: AsofSpec, right: RightSpec, slot: int = 0) -> DataFrame:
     return tagged.where(not_null(F.col(TIME), *[F.col(n) for n in knames]))
 
 
-def _not_before(lt: Column, rt: Column, tol: float) -> Column:
+def _not_before(lt: Column, rt: Column, tol: float | Decimal) -> Column:
     """``rt >= lt - tol`` (``tol >= 0``): ``rt`` is at most ``tol`` before ``lt``.
 
     A whole tolerance (long times) shifts ``lt`` through
@@ -111,18 +113,36 @@ def _not_before(lt: Column, rt: Column, tol: float) -> Column:
     float tolerance is compared with the difference, not with a rounded bound: the
     difference of two nearby doubles is exact, while ``lt - tol`` rounds to the
     spacing of ``lt`` (``1.7e18 + 256 - 200`` is ``1.7e18``, 256 away). An equal time
-    is distance 0 (``inf - inf`` is NaN).
+    is distance 0 (``inf - inf`` is NaN). A decimal tolerance compares ordinals that
+    :func:`exact_times` turned back into decimals.
     """
     if isinstance(tol, int):
         return rt >= shifted(lt, -tol, low=True)
+    if isinstance(tol, Decimal):
+        return lt - rt <= F.lit(tol)
     return (lt - rt <= F.lit(tol)) | (rt == lt)
 
 
-def _not_after(lt: Column, rt: Column, tol: float) -> Column:
+def _not_after(lt: Column, rt: Column, tol: float | Decimal) -> Column:
     """``rt <= lt + tol`` (``tol >= 0``), as :func:`_not_before` (saturated at ``Long.MAX``)."""
     if isinstance(tol, int):
         return rt <= shifted(lt, tol, low=False)
+    if isinstance(tol, Decimal):
+        return rt - lt <= F.lit(tol)
     return (rt - lt <= F.lit(tol)) | (rt == lt)
+
+
+def exact_times(right: RightSpec, *times: Column) -> tuple[Column, ...]:
+    """Time ordinals as the decimals they came from, where distances must be exact.
+
+    Double ordinals of decimals with a fraction keep their order but not their
+    differences (``0.80 - 0.10`` is past ``0.70``); cast back to ``right.exact`` they
+    are the decimals again (see :func:`~chronojoin._validate.timetypes.exact_decimal`).
+    Unchanged for other times.
+    """
+    if right.exact is None:
+        return times
+    return tuple(t.cast(right.exact) for t in times)
 
 
 def time_condition(right: RightSpec, lt: Column, rt: Column) -> Column | None:
@@ -135,16 +155,17 @@ def time_condition(right: RightSpec, lt: Column, rt: Column) -> Column | None:
     """
     tol = right.tolerance
     exact = right.allow_exact_matches
+    dlt, drt = exact_times(right, lt, rt)
     if right.direction == "backward":
         cond = rt <= lt if exact else rt < lt
-        return cond if tol is None else cond & _not_before(lt, rt, tol)
+        return cond if tol is None else cond & _not_before(dlt, drt, tol)
     if right.direction == "forward":
         cond = rt >= lt if exact else rt > lt
-        return cond if tol is None else cond & _not_after(lt, rt, tol)
+        return cond if tol is None else cond & _not_after(dlt, drt, tol)
     strict = None if exact else rt != lt
     if tol is None:
         return strict
-    near = _not_before(lt, rt, tol) & _not_after(lt, rt, tol)
+    near = _not_before(dlt, drt, tol) & _not_after(dlt, drt, tol)
     return near if strict is None else strict & near
 
 
@@ -186,13 +207,13 @@ def distance_order(lt: Column, rt: Column) -> list[Column]:
 
 def choose(right: RightSpec, slot: int = 0) -> Column:
     """The matched right struct, from the candidates a strategy produced."""
-    lt = F.col(TIME)
     back, fwd = F.col(slot_name(BACK, slot)), F.col(slot_name(FORWARD, slot))
+    lt, back_t, fwd_t = exact_times(right, F.col(TIME), back["t"], fwd["t"])
     if right.tolerance is not None:
         # A strategy may bring candidates beyond the tolerance (a carried row).
         tol = right.tolerance
-        back = F.when(_not_before(lt, back["t"], tol), back)
-        fwd = F.when(_not_after(lt, fwd["t"], tol), fwd)
+        back = F.when(_not_before(lt, back_t, tol), back)
+        fwd = F.when(_not_after(lt, fwd_t, tol), fwd)
     if right.direction == "backward":
         return back
     if right.direction == "forward":
@@ -200,7 +221,7 @@ def choose(right: RightSpec, slot: int = 0) -> Column:
     return (
         F.when(back.isNull(), fwd)
         .when(fwd.isNull(), back)
-        .when(back_closer(lt, back["t"], fwd["t"]), back)
+        .when(back_closer(lt, back_t, fwd_t), back)
         .otherwise(fwd)
     )
 

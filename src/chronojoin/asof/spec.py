@@ -6,16 +6,18 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from decimal import ROUND_FLOOR, Decimal
 from typing import Any, get_args
 
 from pyspark.sql import DataFrame
+from pyspark.sql import types as T
 
 from chronojoin._plan.output import right_output_names
 from chronojoin._typing import AsofStrategy, Direction, How
 from chronojoin._validate import columns as C
 from chronojoin._validate.durations import parse_duration
 from chronojoin._validate.options import check_bool, check_bucket_count, check_literal, check_str
-from chronojoin._validate.timetypes import TimeKind, common_kind, time_kind
+from chronojoin._validate.timetypes import TimeKind, common_kind, exact_decimal, time_kind
 from chronojoin.errors import DurationError, InvalidArgumentError
 
 _UNSET: Any = object()
@@ -61,11 +63,14 @@ class RightSpec:
     keys: C.KeyPair
     direction: Direction
     allow_exact_matches: bool
-    tolerance: int | float | None
+    tolerance: int | float | Decimal | None
     tiebreak: tuple[str, ...]
     outputs: tuple[tuple[str, str], ...]
     what: str
     time_kind: TimeKind
+    #: The decimal type in which times of decimals with a fraction are told apart
+    #: exactly (tolerance and distances); ``None`` for other times.
+    exact: T.DecimalType | None = None
 
 
 @dataclass(frozen=True)
@@ -167,7 +172,8 @@ def build_spec(
         spec, rkind = _right_spec(left, lo, item, what, defaults, taken)
         # A table's tolerance is in the unit its own times compare in with the left's
         # (a whole number for bigint times even when another table's are double).
-        rights.append(_with_tolerance(spec, common_kind([kinds[0], rkind])))
+        rights.append(_with_tolerance(spec, common_kind([kinds[0], rkind]),
+                                      (kinds[0][3], rkind[3])))
         kinds.append(rkind)
         taken.extend(new for _, new in spec.outputs)
     kind = common_kind(kinds)
@@ -224,11 +230,14 @@ def _right_spec(
     return spec, (rkind, on_arg, ro, rfield.dataType)
 
 
-def _with_tolerance(spec: RightSpec, kind: TimeKind) -> RightSpec:
+def _with_tolerance(
+    spec: RightSpec, kind: TimeKind, types: tuple[T.DataType, T.DataType]
+) -> RightSpec:
+    exact = exact_decimal(types) if kind is TimeKind.FLOAT else None
     if spec.tolerance is None:
-        return spec
+        return dataclasses.replace(spec, exact=exact)
     arg = "tolerance" if spec.what == "right" else f"{spec.what}.tolerance"
-    value = parse_duration(arg, spec.tolerance, kind)
+    value: int | float | Decimal = parse_duration(arg, spec.tolerance, kind)
     if value < 0:
         msg = f"`{arg}` must be positive or zero; got {spec.tolerance!r}"
         raise DurationError(msg)
@@ -236,4 +245,26 @@ def _with_tolerance(spec: RightSpec, kind: TimeKind) -> RightSpec:
         # Whole times lie whole distances apart (within 1.5 is within 1); a float bound
         # would be compared in double precision, which tells large longs apart by 2**k.
         value = math.floor(value)
-    return dataclasses.replace(spec, tolerance=value)
+    if exact is not None:
+        value = _exact_tolerance(spec.tolerance, value, exact)
+    return dataclasses.replace(spec, tolerance=value, exact=exact)
+
+
+def _exact_tolerance(given: Any, value: float | Decimal, exact: T.DecimalType) -> Decimal:
+    """The tolerance as the decimal it was written as, at the scale of ``exact``.
+
+    ``0.7`` is the decimal 0.7, not its double. Times are whole multiples of the
+    scale's unit, so rounding the tolerance down to it keeps every match; past the
+    largest distance of two values it is that distance.
+    """
+    if isinstance(given, Decimal):
+        written = given
+    elif isinstance(given, str):
+        written = Decimal(given.strip())
+    else:
+        written = Decimal(repr(float(value)))
+    beyond = Decimal(10) ** (exact.precision - exact.scale)
+    if not written.is_finite() or written >= beyond:
+        return beyond
+    unit = Decimal(1).scaleb(-exact.scale)
+    return written.quantize(unit, rounding=ROUND_FLOOR)

@@ -21,6 +21,7 @@ from chronojoin.asof.frames import (
     RIGHT_STRUCT,
     TIME,
     distance_order,
+    exact_times,
     finish,
     key_names,
     keys_equal,
@@ -46,7 +47,7 @@ def _order(right: RightSpec, tbs: list[str]) -> list[Column]:
         return [rt.asc(), *ties]
     # Infinite distances tie: then the latest before (the earliest after) wins.
     before = rt <= lt
-    return [*distance_order(lt, rt), before.desc(), F.when(before, rt).desc(),
+    return [*distance_order(*exact_times(right, lt, rt)), before.desc(), F.when(before, rt).desc(),
             F.when(~before, rt).asc(), *ties]
 
 
