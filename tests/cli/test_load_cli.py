@@ -154,3 +154,12 @@ def test_a_target_under_a_file_is_refused_before_spark(tmp_path, capsys, no_spar
                               if table.name == "file" else f"chronojoin load: error: cannot "
                               f"write {table}: ")
         assert "\n" not in err
+
+
+def test_a_new_table_in_a_missing_database_is_a_one_line_error(spark, batch, capsys):
+    code = main(["load", batch, "--table", "cj_cli_nodb.clicks", "--keys", "user_id,click_id",
+                 "--master", "local[2]"])
+    assert code == 2
+    assert capsys.readouterr().err.strip() == (
+        "chronojoin load: error: --table cj_cli_nodb.clicks: database cj_cli_nodb does not "
+        "exist (create it, or give a path with '/' for a plain directory)")

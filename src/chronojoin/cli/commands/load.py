@@ -104,6 +104,11 @@ def execute(args: argparse.Namespace) -> int:
     if maintenance and not is_path and not exists:
         raise CliError(_missing(args))
     if not is_path and not maintenance and not exists:
+        database = args.table.rpartition(".")[0]
+        if database and not spark.catalog.databaseExists(database):
+            msg = (f"--table {args.table}: database {database} does not exist (create it, "
+                   "or give a path with '/' for a plain directory)")
+            raise CliError(msg)
         # A name, not a path: say where the new table and its metastore will live.
         conf = spark.conf
         print(f"creating metastore table {args.table} (metastore: "
