@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 
 import numpy as np
 
@@ -46,6 +47,8 @@ def as_kind(value, kind: str):
         return int(value)
     if kind == "double":
         return float(value) / 4
+    if kind == "decimal":
+        return decimal.Decimal(int(value)) / 10
     if kind in ("timestamp", "timestamp_ntz"):
         return EPOCH + dt.timedelta(seconds=int(value))
     if kind == "date":
@@ -57,6 +60,8 @@ def numeric(value, kind: str):
     """The number the oracle compares for a test time of ``kind``."""
     if value is None:
         return None
+    if kind == "decimal":  # tenths, which doubles hold only approximately
+        return decimal.Decimal(int(value)) / 10
     return float(value) / 4 if kind == "double" else int(value)
 
 
@@ -70,7 +75,7 @@ def ordinal(value: float, kind: str) -> float:
         return (EPOCH.replace(tzinfo=dt.timezone.utc).timestamp() + value) * 1_000_000
     if kind == "date":
         return float((EPOCH.date() - dt.date(1970, 1, 1)).days + value)
-    return float(numeric(value, kind))
+    return float(numeric(value, kind))  # type: ignore[arg-type]
 
 
 #: A tolerance past the long range in every time type's units (as-of joins saturate
@@ -86,11 +91,13 @@ def tolerance_for(tol: int | None, kind: str):
         return tol
     if kind == "double":
         return tol / 4
+    if kind == "decimal":
+        return tol / 10  # a float, 0.3 say, counts as the decimal it is written as
     if kind in ("timestamp", "timestamp_ntz"):
         # the largest timedelta, 8.64e19 microseconds, stands in for a huge tolerance
         return dt.timedelta.max if tol == HUGE_TOLERANCE else dt.timedelta(seconds=tol)
     return f"{tol} days"
 
 
-SPARK_TYPE = {"int": "int", "double": "double", "timestamp": "timestamp",
-              "timestamp_ntz": "timestamp_ntz", "date": "date"}
+SPARK_TYPE = {"int": "int", "double": "double", "decimal": "decimal(7,1)",
+              "timestamp": "timestamp", "timestamp_ntz": "timestamp_ntz", "date": "date"}

@@ -119,13 +119,13 @@ def test_zero_tolerance_is_exact_only(spark, strategy, exact):
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
-@pytest.mark.parametrize("kind", ["double", "timestamp", "timestamp_ntz", "date"])
+@pytest.mark.parametrize("kind", ["double", "decimal", "timestamp", "timestamp_ntz", "date"])
 def test_time_types(spark, strategy, kind):
     left, right = random_rows(seed=7)
     ldf, rdf = _frames(spark, left, right, kind)
     out = cj.asof_join(ldf, rdf, on="t", by="k", direction="nearest",
                        tolerance=tolerance_for(5, kind), strategy=strategy)
-    tol = 5 / 4 if kind == "double" else 5
+    tol = numeric(5, kind)
     expected = _oracle(left, right, kind, direction="nearest", tolerance=tol)
     _check(out, left, expected, "left")
 
