@@ -124,6 +124,21 @@ def test_library_messages_name_the_options(message, said):
     assert in_cli_terms(message, flags) == said
 
 
+@pytest.mark.parametrize(("options", "said"), [
+    (["--left-on", "t"], "--left-on and --right-on must be given together"),
+    (["--on", "t", "--left-on", "t"], "give either --on or --left-on/--right-on, not both"),
+    (["--on", "t", "--by", "id", "--left-by", "id"],
+     "give either --by or --left-by/--right-by, not both"),
+    ([], "give the time columns: --on, or --left-on and --right-on"),
+])
+def test_every_argument_a_message_names_is_an_option(inputs, capsys, options, said):
+    """Not only an argument opening the message: `right_on` further on is --right-on."""
+    code = main(["asof", str(inputs / "left"), str(inputs / "left"), "--out",
+                 str(inputs / "o"), *options, "--master", "local[2]"])
+    assert code == 2
+    assert capsys.readouterr().err.strip() == f"chronojoin asof: error: {said}"
+
+
 def test_several_right_tables_name_the_table_and_option(inputs, capsys):
     code = main(["asof", str(inputs / "left"), str(inputs / "left"), str(inputs / "right.csv"),
                  "--out", str(inputs / "o"), "--left-on", "t", "--right-on", "t,nope",

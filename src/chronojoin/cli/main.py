@@ -57,33 +57,32 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def in_cli_terms(message: str, flags: dict[str, str]) -> str:
-    """A library message that starts with an argument's name, with the option's name.
+    """A library message with the options' names where it names arguments.
 
-    A message opening with the name ``bucket_width`` in backticks opens with
-    ``--bucket-width`` instead; ``right[1].on`` becomes ``--right-on (right table 2)``.
-    ``on_duplicate='fail'`` becomes ``--on-duplicate fail``; ``aggs['n']`` (an entry of
-    a dict) becomes ``--agg n``. A name with no option (``left``, ``right``: the input
-    paths) stays as it is.
+    Each argument name in backticks that has an option becomes that option, wherever
+    it stands: ``bucket_width`` becomes ``--bucket-width``; ``right[1].on`` becomes
+    ``--right-on (right table 2)``; ``on_duplicate='fail'`` becomes ``--on-duplicate
+    fail``; ``aggs['n']`` (an entry of a dict) becomes ``--agg n``. A name with no
+    option (``left``, ``right``: the input paths) stays as it is.
     """
-    found = re.match(r"`([^`]+)`", message)
-    if found is None:
-        return message
-    entry = re.fullmatch(r"(\w+)\[('[^']*'|\"[^\"]*\")\]", found.group(1))
-    if entry is not None:
-        flag = flags.get(entry.group(1))
+    def term(found: re.Match[str]) -> str:
+        entry = re.fullmatch(r"(\w+)\[('[^']*'|\"[^\"]*\")\]", found.group(1))
+        if entry is not None:
+            flag = flags.get(entry.group(1))
+            return found.group(0) if flag is None else f"{flag} {entry.group(2)[1:-1]}"
+        name, _, value = found.group(1).partition("=")
+        table = ""
+        of_table = re.fullmatch(r"right\[(\d+)\]\.(\w+)", name)
+        if of_table is not None:
+            name = f"right.{of_table.group(2)}"
+            table = f" (right table {int(of_table.group(1)) + 1})"
+        flag = flags.get(name)
         if flag is None:
-            return message
-        return f"{flag} {entry.group(2)[1:-1]}{message[found.end():]}"
-    name, _, value = found.group(1).partition("=")
-    table = ""
-    of_table = re.fullmatch(r"right\[(\d+)\]\.(\w+)", name)
-    if of_table is not None:
-        name, table = f"right.{of_table.group(2)}", f" (right table {int(of_table.group(1)) + 1})"
-    flag = flags.get(name)
-    if flag is None:
-        return message
-    given = f" {value.strip(chr(39))}" if value else ""  # `on_duplicate='fail'`
-    return f"{flag}{given}{table}{message[found.end():]}"
+            return found.group(0)
+        given = f" {value.strip(chr(39))}" if value else ""  # `on_duplicate='fail'`
+        return f"{flag}{given}{table}"
+
+    return re.sub(r"`([^`]+)`", term, message)
 
 
 def _module(name: str):  # type: ignore[no-untyped-def]
@@ -151,11 +150,12 @@ def _flags(args: argparse.Namespace) -> dict[str, str]:
     """The option of each library argument, for :func:`in_cli_terms`.
 
     The library names the time column of a right table ``right_on`` (or
-    ``right[i].on``) also when it came from ``on``: with ``--on`` and no ``--right-on``
-    the user gave it as ``--on``.
+    ``right[i].on``) also when it came from ``on``: with ``--on`` alone (no
+    ``--left-on``, no ``--right-on``) the user gave it as ``--on``.
     """
     flags = dict(getattr(args, "_flags", {}))
-    if getattr(args, "on", None) is not None and getattr(args, "right_on", None) is None:
+    if getattr(args, "on", None) is not None and getattr(args, "left_on", None) is None \
+            and getattr(args, "right_on", None) is None:
         flags.update({"left_on": "--on", "right_on": "--on", "right.on": "--on"})
     return flags
 
