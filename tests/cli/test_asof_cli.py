@@ -54,7 +54,7 @@ def test_asof_prefix_of_one_table(spark, inputs):
     (["--prefix", "a_"], "--prefix: expected 2 non-empty prefix(es), one per right table"),
     (["--prefix", "a_,"], "--prefix: expected 2 non-empty prefix(es)"),
     (["--right-on", "t,u,v"], "--right-on: expected one time column or 2 (one per right table)"),
-    ([], "right[1]: output column 't_right'"),
+    ([], "right table 2: output column 't_right'"),
 ])
 def test_asof_several_right_tables_errors(inputs, capsys, extra, message):
     code = main(["asof", str(inputs / "left"), str(inputs / "right.csv"),
@@ -113,6 +113,7 @@ def test_bad_session_options_are_usage_errors(inputs, capsys, option, message):
     ("`bucket_width`: must be positive", "--bucket-width: must be positive"),
     ("`right[1].on`: column 'x' not found", "--right-on (right table 2): column 'x' not found"),
     ("`on_duplicate='fail'`: 2 duplicates", "--on-duplicate fail: 2 duplicates"),
+    ("right[0]: output column 'x' clashes", "right table 1: output column 'x' clashes"),
     ("`left`: not a DataFrame", "`left`: not a DataFrame"),
     ("no argument named here", "no argument named here"),
 ])
@@ -144,7 +145,9 @@ def test_several_right_tables_name_the_table_and_option(inputs, capsys):
                  "--out", str(inputs / "o"), "--left-on", "t", "--right-on", "t,nope",
                  "--prefix", "a_,b_", "--master", "local[2]"])
     assert code == 2
-    assert "error: --right-on (right table 2): column 'nope' not found" in capsys.readouterr().err
+    assert capsys.readouterr().err.strip() == (
+        "chronojoin asof: error: --right-on (right table 2): column 'nope' not found in right "
+        "table 2; available: ['id', 't', 'v']")
 
 
 def test_master_urls_spark_accepts():

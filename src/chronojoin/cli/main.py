@@ -63,7 +63,9 @@ def in_cli_terms(message: str, flags: dict[str, str]) -> str:
     it stands: ``bucket_width`` becomes ``--bucket-width``; ``right[1].on`` becomes
     ``--right-on (right table 2)``; ``on_duplicate='fail'`` becomes ``--on-duplicate
     fail``; ``aggs['n']`` (an entry of a dict) becomes ``--agg n``. A name with no
-    option (``left``, ``right``: the input paths) stays as it is.
+    option (``left``, ``right``: the input paths) stays as it is. A right table of
+    several, ``right[1]`` (``right table #1``) to the library, is ``right table 2``:
+    tables are counted from one on the command line.
     """
     def term(found: re.Match[str]) -> str:
         entry = re.fullmatch(r"(\w+)\[('[^']*'|\"[^\"]*\")\]", found.group(1))
@@ -82,7 +84,9 @@ def in_cli_terms(message: str, flags: dict[str, str]) -> str:
         given = f" {value.strip(chr(39))}" if value else ""  # `on_duplicate='fail'`
         return f"{flag}{given}{table}"
 
-    return re.sub(r"`([^`]+)`", term, message)
+    message = re.sub(r"`([^`]+)`", term, message)
+    return re.sub(r"\bright\[(\d+)\](?: \(right table #\d+\))?(?![.\w])",
+                  lambda found: f"right table {int(found.group(1)) + 1}", message)
 
 
 def _module(name: str):  # type: ignore[no-untyped-def]
