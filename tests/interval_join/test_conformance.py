@@ -104,6 +104,8 @@ def test_output_columns(data):
     ({"how": "right"}, ValueError, "`how` must be one of"),
     ({"bin_size": -1}, ValueError, "`bin_size` must be positive"),
     ({"bin_size": "1 hour"}, ValueError, "`bin_size`: '1 hour' is a time span"),
+    # interval_join takes no prefix: the clash message suggests only another suffix
+    ({"suffix": ""}, ValueError, "clashes with another output column; choose another suffix$"),
 ])
 def test_errors(data, kw, exc, match):
     args = {"left_start": "t", "right_start": "s", "right_end": "e"} | kw

@@ -24,6 +24,7 @@ def right_output_names(
     taken: Sequence[str] = (),
     what: str = "right",
     case_sensitive: bool = False,
+    prefixes: bool = True,
 ) -> list[tuple[str, str]]:
     """Return ``(right column, output name)`` for every right column that is kept.
 
@@ -31,6 +32,8 @@ def right_output_names(
     ``what`` describes the right table in error messages. Unless ``case_sensitive``
     (the session's ``spark.sql.caseSensitive``), names that differ only in case are
     the same name, as Spark resolves them: ``Price`` and ``price`` clash.
+    ``prefixes``: whether the caller takes a prefix, which the clash message then
+    suggests besides another suffix.
 
     Examples
     --------
@@ -53,9 +56,10 @@ def right_output_names(
             new = name + suffix if fold(name) in lefts else name
         if fold(new) in used:
             how = f"prefix {prefix!r}" if prefix is not None else f"suffix {suffix!r}"
+            choose = "another suffix or prefix" if prefixes else "another suffix"
             msg = (
                 f"{what}: output column {new!r} (from right column {name!r} with {how}) "
-                "clashes with another output column; choose another suffix or prefix"
+                f"clashes with another output column; choose {choose}"
             )
             raise InvalidArgumentError(msg)
         used.add(fold(new))
