@@ -69,3 +69,14 @@ def test_dataset_description_records_the_value_type(tmp_path, capsys):
                  "--out", str(out), "--master", "local[2]"]) == 0, capsys.readouterr().err
     params = json.loads((out / "_dataset.json").read_text())
     assert (params["kind"], params["value_type"], params["n_ids"]) == ("thesis", "double", 3)
+
+
+def test_overwriting_a_file_is_refused_before_spark(tmp_path, capsys, no_spark):
+    """The tables go into a directory: a file at --out ended in a FileExistsError traceback."""
+    out = tmp_path / "file"
+    out.write_text("x")
+    assert main(["generate", "--ids", "2", "--out", str(out), "--mode", "overwrite"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"chronojoin generate: error: --out {out}: not a directory (generate writes a "
+        "directory of tables)")
+    assert out.read_text() == "x"

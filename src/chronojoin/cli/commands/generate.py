@@ -108,6 +108,9 @@ def execute(args: argparse.Namespace) -> int:
                "(_dataset.json) on the local file system; give a local path or a file:// URL")
         raise CliError(msg)
     args.out = local
+    if os.path.exists(local) and not os.path.isdir(local):  # --mode overwrite of a file
+        msg = f"--out {args.out}: not a directory (generate writes a directory of tables)"
+        raise CliError(msg)
     orders = split_list(args.order) or ["asc"]
     bad = [o for o in orders if o not in ORDERS]
     if bad:
