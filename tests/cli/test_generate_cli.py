@@ -80,3 +80,13 @@ def test_overwriting_a_file_is_refused_before_spark(tmp_path, capsys, no_spark):
         f"chronojoin generate: error: --out {out}: not a directory (generate writes a "
         "directory of tables)")
     assert out.read_text() == "x"
+
+
+@pytest.mark.parametrize("kind", ["thesis", "band"])
+def test_a_database_without_buckets_is_an_error(tmp_path, capsys, no_spark, kind):
+    """--database names where --buckets saves its tables; alone it was silently ignored."""
+    assert main(["generate", "--kind", kind, "--ids", "2", "--database", "other",
+                 "--out", str(tmp_path / "x")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "chronojoin generate: error: --database: only with --buckets (the metastore database "
+        "of bucketed tables)")

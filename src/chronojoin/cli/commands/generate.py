@@ -39,6 +39,8 @@ OPTIONAL = {
     "--intervals": ("intervals", None),
     "--buckets": ("buckets", None),
 }
+#: The default ``--database`` of bucketed tables.
+DATABASE = "chronojoin"
 #: The parameters of :func:`chronojoin.datagen.thesis` (and ``--buckets``).
 THESIS = ("n_ids", "seed", "time_type", "order", "max_seconds", "left_rows_per_id", "skew",
           "value_type", "buckets")
@@ -91,7 +93,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--buckets", help="thesis: also save bucketed tables, e.g. 20,40,80,160 or 'thesis'"
     )
     parser.add_argument(
-        "--database", default="chronojoin", help="metastore database of bucketed tables"
+        "--database", default=DATABASE,
+        help=f"thesis: metastore database of the --buckets tables (default {DATABASE})",
     )
     add_output(parser)
     add_master(parser)
@@ -124,6 +127,9 @@ def execute(args: argparse.Namespace) -> int:
             msg = f"--{name} must be >= 1; got {getattr(args, name)}"
             raise CliError(msg)
     buckets = parse_buckets(split_list(args.buckets))
+    if args.database != DATABASE and not buckets:
+        msg = "--database: only with --buckets (the metastore database of bucketed tables)"
+        raise CliError(msg)
     generator, accepted = _generator(args.kind)
     unused = [option for option, (name, default) in OPTIONAL.items()
               if name not in accepted and getattr(args, name) != default]
