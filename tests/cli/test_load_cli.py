@@ -163,3 +163,13 @@ def test_a_new_table_in_a_missing_database_is_a_one_line_error(spark, batch, cap
     assert capsys.readouterr().err.strip() == (
         "chronojoin load: error: --table cj_cli_nodb.clicks: database cj_cli_nodb does not "
         "exist (create it, or give a path with '/' for a plain directory)")
+
+
+def test_a_url_table_is_named_as_the_option(batch, capsys):
+    """The loader calls a directory `path`; on the command line it is --table."""
+    code = main(["load", batch, "--table", "hdfs://nn:8020/x/t", "--keys", "user_id",
+                 "--master", "local[2]"])
+    assert code == 2
+    assert capsys.readouterr().err.strip() == (
+        "chronojoin load: error: --table: only local file system paths are supported (the "
+        "commit relies on atomic renames); got 'hdfs://nn:8020/x/t'")

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 #: The options of the library's arguments whose names differ (see ``main.in_cli_terms``).
-FLAGS = {"format": "--format"}
+#: ``path`` and ``table`` are both given as ``--table``.
+FLAGS = {"format": "--format", "path": "--table"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
