@@ -48,6 +48,21 @@ def test_orc_and_json_inputs_by_extension_or_format(spark, sides, tmp_path, caps
     assert "\n" not in err
 
 
+def test_file_urls_as_inputs(spark, sides, tmp_path, capsys):
+    """``file:/x`` (Hadoop's spelling) names the local path /x, as ``file:///x`` does."""
+    left, right = sides
+    left.write.parquet(str(tmp_path / "left"))
+    right.write.parquet(str(tmp_path / "right"))
+    out = tmp_path / "out"
+    assert main(["asof", f"file:{tmp_path / 'left'}", f"file://{tmp_path / 'right'}",
+                 "--on", "t", "--by", "id", "--out", str(out)]) == 0, capsys.readouterr().err
+    assert _rows(spark.read.parquet(str(out))) == _expected(left, right)
+    assert main(["asof", f"file:{tmp_path / 'nope'}", f"file:{tmp_path / 'right'}",
+                 "--on", "t", "--by", "id", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"chronojoin asof: error: input path does not exist: file:{tmp_path / 'nope'}")
+
+
 @pytest.fixture
 def tables(spark, sides, tmp_path):
     """The two sides as metastore tables, bucketed by the key and sorted by time."""

@@ -147,7 +147,8 @@ def read(spark: SparkSession, path: str, fmt: str | None = None, *,
     remote = is_connect(spark)
     if fmt == "table":
         return _table(spark, path)
-    if not remote and not os.path.exists(path) and "://" not in path:
+    local = local_path(path)  # a local path, or a file: URL's (file:/x as file:///x)
+    if not remote and local is not None and not os.path.exists(local):
         msg = f"input path does not exist: {path}"
         if os.sep not in path and "/" not in path:
             msg += f" (a metastore table? add {flag} table)"
