@@ -278,3 +278,64 @@ def test_growth_and_speedup_of_a_family_without_orders_next_to_one_with_them(tmp
     speed = speedup_table(band)
     assert "| method | rows per side | S(local[2]) |" in speed
     assert "| chronojoin | 1000 | 2.00 |" in speed
+
+
+def _interval_records(path):
+    """Intervals rows of two variants at two sizes each, one more variant at one size."""
+    records = []
+    for variant, sizes in (("few_pairs", (1000, 10000)), ("hot_key", (1000, 10000)),
+                           ("many_pairs", (1000,))):
+        for size in sizes:
+            for method, seconds in (("floor", 1.0), ("sweep", 2.0)):
+                records.append({
+                    "kind": "result", "run_id": "R1", "family": "intervals",
+                    "case": f"intervals {variant} points={size}", "method": method,
+                    "baseline": method == "floor", "status": "ok", "master": "local[2]",
+                    "executors": 2, "session": 0, "repetition": 0,
+                    "elapsed_s": seconds * size / 1000 * (3 if variant == "hot_key" else 1),
+                    "params": {"variant": variant, "points": size},
+                    "metrics": {"peak_execution_memory_bytes": size * 100,
+                                "shuffle_write_bytes": size * 10},
+                })
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def test_growth_tables_and_figures_per_variant(tmp_path):
+    """A family whose runs are all variants (intervals) gets a growth line per variant."""
+    from chronojoin.report.tables import memory_table
+
+    _interval_records(tmp_path / "R1.jsonl")
+    summary = summarise(load([str(tmp_path)])[0])
+    growth = growth_table(summary)
+    assert "| variant | method | slope (s/point) | intercept (s) | exponent | sizes |" in growth
+    assert "| few_pairs | sweep | 2.000e-03 | 0.000 | 1.00 | 2 |" in growth
+    assert "| hot_key | sweep | 6.000e-03 | 0.000 | 1.00 | 2 |" in growth
+    assert "many_pairs" not in growth  # one size: no growth
+    memory = memory_table(summary)
+    assert "| variant | points | method | peak execution memory |" in memory
+    assert "| hot_key | 10000 | floor | 976.6 KiB |" in memory
+    path = write_report([str(tmp_path)], str(tmp_path / "out"))
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    assert "#### Growth with size" in text and "#### Memory" in text
+    images = [line.split("](")[1].rstrip(")") for line in text.splitlines()
+              if line.startswith("![")]
+    assert any("elapsed_s_vs_size" in p for p in images)
+    assert any("methods_by_size" in p for p in images)
+
+
+def test_speedup_per_variant():
+    """Two variants at the same size are two speedup rows, not one median."""
+    summary = pd.DataFrame([
+        {"family": "intervals", "method": "sweep", "size": size, "p_variant": variant,
+         "status": "ok", "master": master, "executors": n,
+         "elapsed_s": seconds / n * (size / 1000)}
+        for variant, seconds in (("few_pairs", 4.0), ("hot_key", 9.0))
+        for size in (1000, 2000)
+        for master, n in (("local[1]", 1), ("local[2]", 2), ("local[4]", 4))
+        if not (variant == "hot_key" and master == "local[4]")
+    ])
+    speed = speedup_table(summary)
+    assert "| variant | method | points | S(local[2]) | S(local[4]) |" in speed
+    assert "| few_pairs | sweep | 1000 | 2.00 | 4.00 |" in speed
+    assert "| hot_key | sweep | 2000 | 2.00 | n/a |" in speed

@@ -7,6 +7,7 @@ pairs. A figure whose data is absent is simply not drawn.
 
 from __future__ import annotations
 
+import math
 import os
 
 import matplotlib
@@ -45,20 +46,66 @@ def finished(summary: pd.DataFrame) -> pd.Series:
     return summary["status"] == "ok"
 
 
+#: Variants of the as-of size/order study: drawn like the rows of a family without variants.
+SIZE_VARIANTS = ("size", "order")
+
+
+def study_of(df: pd.DataFrame) -> pd.Series:
+    """The size study of each row: its variant (``few_pairs``, ``short_inner``, ...).
+
+    ``""`` for the as-of size/order study (:data:`SIZE_VARIANTS`) and for rows without a
+    variant, which reports draw as they always did (panels by row order only).
+    """
+    if "p_variant" not in df:
+        return pd.Series("", index=df.index, dtype=object)
+    variant = df["p_variant"]
+    other = variant.notna() & ~variant.isin(SIZE_VARIANTS)
+    return variant.where(other, "").astype(str)
+
+
+def has_studies(df: pd.DataFrame) -> bool:
+    """Whether ``df`` holds rows of a variant other than the size/order study."""
+    return bool(study_of(df).ne("").any())
+
+
 def size_rows(summary: pd.DataFrame) -> pd.DataFrame:
-    """Rows of the size/order study: plain datasets (no buckets, skew or many-left)."""
+    """Rows of the size studies: plain datasets (no buckets) at several sizes.
+
+    The as-of size/order study and a family without variants give all their rows; any
+    other variant (``few_pairs``, ``short_inner``, ...) gives its rows when it was run
+    at two sizes or more, so each of them gets its own growth line. A variant run at one
+    size only (as-of ``hot_key``, ``many_left``, ...) is a single measurement, which the
+    results table shows.
+    """
     df = summary[finished(summary)]
-    if "p_variant" in df:
-        df = df[df["p_variant"].isin(["size", "order"]) | df["p_variant"].isna()]
     if "p_buckets" in df:
         df = df[df["p_buckets"].isna()]
-    return df[df["size"].notna()]
+    df = df[df["size"].notna()]
+    if "p_variant" in df:
+        study = study_of(df)
+        sizes = df.groupby(study)["size"].transform("nunique")
+        df = df[study.eq("") | (sizes > 1)]
+    return df
 
 
 def _panels(df: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
-    if "p_order" in df and df["p_order"].notna().any():
-        return [(f"order {o}", g) for o, g in df.groupby("p_order", sort=True)]
-    return [("", df)]
+    """One panel per size study and row order: ``order asc``, ``few_pairs``, ..."""
+    study = study_of(df).rename("_study")
+    order = (df["p_order"] if "p_order" in df else pd.Series(None, index=df.index))
+    order = order.fillna("").astype(str).rename("_order")
+    if study.eq("").all() and order.eq("").all():
+        return [("", df)]
+    panels = []
+    for (name, by), g in df.groupby([study, order], sort=True):
+        label = ", ".join(p for p in (str(name), f"order {by}" if by else "") if p)
+        panels.append((label, g))
+    return panels
+
+
+def _grid(n: int) -> tuple[int, int]:
+    """Rows and columns of ``n`` panels: at most three a row, rows as even as can be."""
+    rows = math.ceil(n / 3)
+    return rows, math.ceil(n / rows)
 
 
 def _lines(
@@ -70,11 +117,17 @@ def _lines(
     panels = [(n, g[g[y].notna()]) for n, g in panels if g[y].notna().any()]
     if not panels:
         return False
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4), squeeze=False)
-    for ax, (name, group) in zip(axes[0], panels, strict=True):
+    methods = sorted({str(m) for _, g in panels for m in g["method"]})
+    colours = {m: f"C{i % 10}" for i, m in enumerate(methods)}  # one colour a method
+    rows, cols = _grid(len(panels))
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 4 * rows), squeeze=False)
+    legend: dict[str, object] = {}
+    for ax, (name, group) in zip(axes.flat, panels, strict=False):
         for method, unsorted in group.groupby("method", sort=True):
             g = unsorted.sort_values(x)
-            line = ax.plot(g[x], g[y] / scale, marker="o", label=str(method))
+            line = ax.plot(g[x], g[y] / scale, marker="o", label=str(method),
+                           color=colours[str(method)])
+            legend.setdefault(str(method), line[0])
             if hlines is not None:
                 ref = hlines[hlines["method"] == method]["elapsed_s"].dropna()
                 if len(ref):
@@ -89,7 +142,11 @@ def _lines(
         if logy:
             ax.set_yscale("log")
         ax.grid(True, alpha=0.3)
-    axes[0][-1].legend(fontsize=8, loc="best")
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    labels = sorted(legend)
+    axes.flat[len(panels) - 1].legend([legend[m] for m in labels], labels, fontsize=8,
+                                      loc="best")
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -129,7 +186,7 @@ def bucket_figures(summary: pd.DataFrame, out: str, prefix: str) -> list[Figure]
     ref = plain[plain["size"].isin(sizes)]
     if "p_order" in ref:
         ref = ref[ref["p_order"] == "asc"]
-    df = df.drop(columns=[c for c in ("p_order",) if c in df])
+    df = df.drop(columns=[c for c in ("p_order", "p_variant") if c in df])  # one panel
     specs = [
         ("elapsed_s", "Elapsed time vs buckets (fig. 5.4; dashed: unbucketed)", "seconds", 1.0),
         ("peak_execution_memory_bytes", "Peak execution memory vs buckets (fig. 5.5)", "GiB",
@@ -170,22 +227,32 @@ def executor_figure(summary: pd.DataFrame, out: str, prefix: str) -> list[Figure
 
 
 def reference_figure(summary: pd.DataFrame, out: str, prefix: str) -> list[Figure]:
-    """Figure 5.8 analogue: every method side by side per size, local references included."""
+    """Figure 5.8 analogue: every method side by side per size, local references included.
+
+    One chart per size study (``few_pairs``, ``short_inner``, ...), one above the other.
+    """
     df = size_rows(summary)
     if "p_order" in df:
         df = df[df["p_order"].isin(["asc"]) | df["p_order"].isna()]
     if df.empty:
         return []
-    table = df.pivot_table(index="size", columns="method", values="elapsed_s", aggfunc="median")
+    study = study_of(df).rename("_study")
+    table = df.pivot_table(index=[study, "size"], columns="method", values="elapsed_s",
+                           aggfunc="median")
     if table.empty:
         return []
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(table.columns) * len(table)), 4))
-    table.plot.bar(ax=ax, logy=True, rot=0)
-    ax.set_xlabel(size_unit(summary))
-    ax.set_ylabel("seconds (log)")
+    charts = [(str(name), t.droplevel(0)) for name, t in table.groupby(level=0, sort=True)]
+    width = max(5.0, 1.2 * len(table.columns) * max(len(t) for _, t in charts))
+    fig, axes = plt.subplots(len(charts), 1, figsize=(width, 4 * len(charts)), squeeze=False)
     title = "All methods side by side (fig. 5.8 analogue)"
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
+    for ax, (name, chart) in zip(axes[:, 0], charts, strict=True):
+        chart.plot.bar(ax=ax, logy=True, rot=0)  # every method a column: colours agree
+        ax.set_xlabel(size_unit(summary))
+        ax.set_ylabel("seconds (log)")
+        ax.set_title(name or title, fontsize=10)
+        ax.legend(fontsize=8)
+    if len(charts) > 1:
+        fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     name = f"{prefix}_methods_by_size.png"
     fig.savefig(os.path.join(out, name), dpi=110)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from chronojoin.bench.metrics import MIN_SKEW_TASKS
-from chronojoin.report.plots import is_standalone, size_rows, size_unit
+from chronojoin.report.plots import has_studies, is_standalone, size_rows, size_unit
 
 
 def fmt_bytes(value: Any) -> str:
@@ -93,13 +93,14 @@ def growth_table(summary: pd.DataFrame) -> str:
     """Table 5.1 analogue: least-squares line of elapsed seconds on ids, per order/method.
 
     Also the growth exponent (slope of log time on log ids): ~1 is linear, and
-    ``n log n`` shows as slightly above 1 over these sizes.
+    ``n log n`` shows as slightly above 1 over these sizes. Each size study other than
+    the as-of size/order one (a variant such as ``few_pairs``) has lines of its own.
     """
     df = size_rows(summary)
     rows = []
-    order_col = "p_order" if _has_order(df) else None
-    keys = [order_col, "method"] if order_col else ["method"]
-    for key, raw in df.groupby(keys, sort=True):
+    keys, header = _study_keys(df)
+    keys, header = [*keys, "method"], [*header, "method"]
+    for key, raw in _with_variant(df).groupby(keys, sort=True):
         g = raw.dropna(subset=["elapsed_s", "size"])
         if g["size"].nunique() < 2:
             continue
@@ -111,10 +112,27 @@ def growth_table(summary: pd.DataFrame) -> str:
         rows.append([*names, f"{slope:.3e}", f"{intercept:.3f}", f"{exponent:.2f}", len(g)])
     if not rows:
         return ""
-    header = ["order", "method"] if order_col else ["method"]
     per = {"ids": "id", "points": "point", "table rows": "row", "rows per side": "row"}
     slope = f"slope (s/{per.get(size_unit(summary), 'unit')})"
     return markdown([*header, slope, "intercept (s)", "exponent", "sizes"], rows)
+
+
+def _study_keys(df: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Grouping columns (of :func:`_with_variant`) and headers for the variant and order."""
+    keys, header = [], []
+    if has_studies(df):
+        keys.append("_variant")
+        header.append("variant")
+    if _has_order(df):
+        keys.append("p_order")
+        header.append("order")
+    return keys, header
+
+
+def _with_variant(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with a column ``_variant``: the variant, ``-`` for rows without one."""
+    variant = df["p_variant"] if "p_variant" in df else pd.Series(None, index=df.index)
+    return df.assign(_variant=variant.fillna("-").astype(str))
 
 
 def _has_order(df: pd.DataFrame) -> bool:
@@ -124,18 +142,20 @@ def _has_order(df: pd.DataFrame) -> bool:
 
 def memory_table(summary: pd.DataFrame) -> str:
     """Table 5.2 analogue: peak execution memory and shuffle bytes written, ascending data."""
-    df = size_rows(summary)
+    df = _with_variant(size_rows(summary))
     if "p_order" in df:
         df = df[df["p_order"].isin(["asc"]) | df["p_order"].isna()]
+    studies = has_studies(df)
     rows = [
-        [int(r["size"]), r["method"], fmt_bytes(r.get("peak_execution_memory_bytes")),
+        [*([r["_variant"]] if studies else []), int(r["size"]), r["method"],
+         fmt_bytes(r.get("peak_execution_memory_bytes")),
          fmt_bytes(r.get("shuffle_write_bytes"))]
-        for _, r in df.sort_values(["size", "method"]).iterrows()
+        for _, r in df.sort_values(["_variant", "size", "method"]).iterrows()
     ]
     if not rows:
         return ""
-    return markdown([size_unit(summary), "method", "peak execution memory",
-                     "shuffle bytes written"], rows)
+    return markdown([*(["variant"] if studies else []), size_unit(summary), "method",
+                     "peak execution memory", "shuffle bytes written"], rows)
 
 
 def speedup_table(summary: pd.DataFrame) -> str:
@@ -145,7 +165,7 @@ def speedup_table(summary: pd.DataFrame) -> str:
     executors), named by :func:`master_label`: ``local[2]`` and a standalone cluster
     of two workers stay apart, as their times differ.
     """
-    df = size_rows(summary)
+    df = _with_variant(size_rows(summary))
     df = df[df["executors"].notna() & df["master"].notna()]
     if df["executors"].nunique() < 2:
         return ""
@@ -153,18 +173,22 @@ def speedup_table(summary: pd.DataFrame) -> str:
     order = [(m, int(n)) for m, n in zip(masters["master"], masters["executors"], strict=True)]
     (first, _), rest = order[0], order[1:]
     rows = []
+    studies = has_studies(df)
     ordered = _has_order(df)
-    group_keys = ["method", "size"] + (["p_order"] if ordered else [])
+    group_keys = (["_variant"] if studies else []) + ["method", "size"] + (
+        ["p_order"] if ordered else [])
+    at = group_keys.index("size")
     for key, g in df.groupby(group_keys, sort=True):
         by_master = g.groupby("master")["elapsed_s"].median()
         if first not in by_master or not by_master[first]:
             continue
         base = by_master[first]
         names = list(key) if isinstance(key, tuple) else [key]
-        names[1] = int(names[1])
+        names[at] = int(names[at])
         rows.append([*names, *(fmt_num(base / by_master[m], 2) if m in by_master else "n/a"
                                for m, _ in rest)])
-    header = ["method", size_unit(summary)] + (["order"] if ordered else [])
+    header = (["variant"] if studies else []) + ["method", size_unit(summary)] + (
+        ["order"] if ordered else [])
     return markdown([*header, *(f"S({master_label(m, n)})" for m, n in rest)], rows)
 
 
