@@ -339,3 +339,43 @@ def test_speedup_per_variant():
     assert "| variant | method | points | S(local[2]) | S(local[4]) |" in speed
     assert "| few_pairs | sweep | 1000 | 2.00 | 4.00 |" in speed
     assert "| hot_key | sweep | 2000 | 2.00 | n/a |" in speed
+
+
+def test_two_sessions_of_one_master_are_reported_apart(tmp_path):
+    """``--masters local[1],local[2],local[2]``: ratios and rows per session, not pooled."""
+    from chronojoin.report.tables import results_table
+
+    records = []
+    sessions = (("local[1]", 1, 0, 4.0), ("local[2]", 2, 1, 1.0), ("local[2]", 2, 2, 3.0))
+    for master, executors, session, scale in sessions:
+        records.append({"kind": "environment", "run_id": "R1", "master": master,
+                        "executors": executors, "session": session,
+                        "environment": {"spark_version": "4.3.0"}})
+        for size in (1000, 10000):
+            for method, seconds in (("floor", 1.0), ("auto", 2.0 if session == 1 else 3.0)):
+                records.append({
+                    "kind": "result", "run_id": "R1", "family": "asof",
+                    "case": f"asof size n={size} asc", "method": method,
+                    "baseline": method == "floor", "status": "ok", "master": master,
+                    "executors": executors, "session": session, "repetition": 0,
+                    "elapsed_s": seconds * scale * size / 1000,
+                    "params": {"variant": "size", "n_ids": size, "order": "asc"},
+                })
+    path = tmp_path / "R1.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    results, envs = load([str(path)])
+    summary = summarise(results)
+    auto = summary[(summary["method"] == "auto") & (summary["size"] == 1000)]
+    assert sorted(auto["relative"]) == [2.0, 3.0, 3.0]  # pooled, session 2 read 2.5x
+    table = results_table(summary)
+    assert "| local[1] | asof size n=1000 asc | auto | 12.000 | 3.00x |" in table
+    assert "| local[2] (session 2) | asof size n=1000 asc | auto | 2.000 | 2.00x |" in table
+    assert "| local[2] (session 3) | asof size n=1000 asc | auto | 9.000 | 3.00x |" in table
+    assert "| local[2] (session 2) | 2 | 4.3.0 |" in environment_table(envs)
+    speed = speedup_table(summary)
+    assert "| floor | 1000 | asc | 2.00 |" in speed  # 4 s over the sessions' median, 2 s
+    report = write_report([str(path)], str(tmp_path / "out"))
+    with open(report, encoding="utf-8") as fh:
+        text = fh.read()
+    assert "Growth with size (thesis table 5.1 analogue, master local[2] (session 2))" in text
+    assert "| asc | auto | 2.000e-03 | 0.000 | 1.00 | 2 |" in text  # session 2 only

@@ -110,8 +110,13 @@ def render(results: pd.DataFrame, envs: pd.DataFrame, out: str) -> str:
         "Drawn by `chronojoin bench report` from the raw results (JSON lines) of "
         "`chronojoin bench`. Times are medians over the timed repetitions; *relative* is "
         "the ratio to the case's baseline method (the FLOOR for as-of joins) in the same "
-        "run and session. Memory and shuffle figures come from Spark's monitoring REST API "
-        "(sums over the run's stages, as sparkMeasure reports them); *task skew* is the "
+        "run and session. A master started twice in one run (`--masters "
+        "local[2],local[2]`) is shown as `local[2] (session 2)` and the like (its place "
+        "in `--masters`); the growth and memory tables and the size figures are of the "
+        "first session of the master with the most executors, the speedup table and the "
+        "executor figure take the median of a master's sessions. Memory and shuffle "
+        "figures come from Spark's monitoring REST API (sums over the run's stages, as "
+        "sparkMeasure reports them); *task skew* is the "
         "longest task over the median task of the heaviest stage that reads a shuffle "
         "(results of earlier releases: of the heaviest stage); a stage of fewer than "
         f"{MIN_SKEW_TASKS} tasks has none (`n/a (2 tasks)`). `n/a` means the metric "
@@ -144,7 +149,8 @@ def _family_section(family: str, fam: pd.DataFrame, out: str, prefix: str) -> li
     title = family or "(no family)"
     parts = [f"### {title}", "", results_table(fam), ""]
     main = main_master_rows(fam)
-    on = f", master {main['master'].iloc[0]}" if fam["master"].nunique() > 1 else ""
+    sessions = fam[[c for c in ("master", "session") if c in fam]].drop_duplicates()
+    on = f", master {main['label'].iloc[0]}" if len(sessions) > 1 else ""
     for heading, table in (
         (f"Growth with size (thesis table 5.1 analogue{on})", growth_table(main)),
         (f"Memory{', ascending data' if family == 'asof' else ''} "

@@ -11,8 +11,9 @@ import pandas as pd
 from chronojoin.bench.metrics import NAMES as METRICS
 from chronojoin.bench.results import read_records
 
-#: Keys identifying one measured configuration within a run.
-GROUP = ["run_id", "master", "family", "case", "method"]
+#: Keys identifying one measured configuration within a run: ``session`` is the master's
+#: place in ``--masters`` (``local[2],local[2]`` runs two sessions of one master).
+GROUP = ["run_id", "master", "session", "family", "case", "method"]
 
 
 def load(paths: Iterable[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -43,20 +44,24 @@ def _flatten(rec: dict[str, Any]) -> dict[str, Any]:
 
 
 def summarise(results: pd.DataFrame) -> pd.DataFrame:
-    """Medians over repetitions per (run, master, family, case, method), and ratios.
+    """Medians over repetitions per (run, master, session, family, case, method), and ratios.
 
     ``relative`` is the method's median time divided by the median time of the case's
-    baseline method in the same run and master. ``status`` is ``ok`` when every timed
-    run succeeded, ``ok (1 timeout)`` (and the like) when some did and others failed
-    (the median is then of the runs that finished, which the slow ones are not), else
-    the failure (``wrong``, ``disagree``, ``timeout``, ``error``). ``check`` is what the
-    answer check found (``None`` in results of releases that did not record it).
+    baseline method in the same run and session. ``label`` names the master as tables
+    show it: ``local[2]``, or ``local[2] (session 2)`` when the run started more than one
+    session of that master (the number is the master's place in ``--masters``).
+    ``status`` is ``ok`` when every timed run succeeded, ``ok (1 timeout)`` (and the
+    like) when some did and others failed (the median is then of the runs that
+    finished, which the slow ones are not), else the failure (``wrong``, ``disagree``,
+    ``timeout``, ``error``). ``check`` is what the answer check found (``None`` in
+    results of releases that did not record it).
     """
     if results.empty:
         return pd.DataFrame()
     df = results.copy()
     for col in ("master", "family"):
         df[col] = df[col].fillna("") if col in df else ""
+    df["session"] = df["session"].fillna(-1) if "session" in df else -1  # older results
     rows = []
     for key, group in df.groupby(GROUP, sort=False, dropna=False):
         ok = group[group["status"] == "ok"]
@@ -82,7 +87,26 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
             row[name] = _median(ok[name]) if name in ok else None
         rows.append(row)
     out = pd.DataFrame(rows)
+    out["label"] = session_labels(out)
     return _relative(out)
+
+
+def session_labels(rows: pd.DataFrame) -> pd.Series:
+    """``master``, or ``master (session k)`` for a master started in several sessions of a run.
+
+    ``rows`` holds ``run_id``, ``master`` and ``session`` (summary or environment rows);
+    ``k`` counts from 1, the master's place in the run's ``--masters``.
+    """
+    if rows.empty:
+        return pd.Series(dtype=object)
+    master = rows["master"].fillna("").astype(str)
+    if "session" not in rows:
+        return master
+    session = pd.to_numeric(rows["session"], errors="coerce")
+    keys = [rows["run_id"], master] if "run_id" in rows else [master]
+    several = session.groupby(keys).transform("nunique") > 1
+    number = (session + 1).astype("Int64").astype(str)
+    return master.where(~several, master + " (session " + number + ")")
 
 
 def _status(group: pd.DataFrame, n_ok: int) -> str:
@@ -103,7 +127,7 @@ def _first(group: pd.DataFrame, column: str) -> Any:
 
 
 def _relative(summary: pd.DataFrame) -> pd.DataFrame:
-    keys = ["run_id", "master", "family", "case"]
+    keys = ["run_id", "master", "session", "family", "case"]
     base = summary[summary["baseline"] & summary["elapsed_s"].notna()]
     base = base.groupby(keys, dropna=False)["elapsed_s"].first().rename("baseline_s")
     merged = summary.merge(base.reset_index(), on=keys, how="left")

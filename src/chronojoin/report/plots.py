@@ -218,6 +218,9 @@ def executor_figure(summary: pd.DataFrame, out: str, prefix: str) -> list[Figure
     standalone = df["master"].fillna("").map(is_standalone)
     df["method"] = (df["method"] + " n=" + df["size"].astype(int).astype(str)
                     + standalone.map({True: " (standalone)", False: ""}))
+    if "session" in df:  # one point per master: the median of its sessions
+        keys = [c for c in ("method", "master", "executors", "p_order", "p_variant") if c in df]
+        df = df.groupby(keys, dropna=False, sort=False)["elapsed_s"].median().reset_index()
     name = f"{prefix}_elapsed_vs_executors.png"
     title = "Elapsed time vs executors (fig. 5.7)"
     if _lines(df, "executors", "elapsed_s", title=title, xlabel="executors (cores)",
@@ -272,8 +275,13 @@ def all_figures(summary: pd.DataFrame, out: str, prefix: str) -> list[Figure]:
 
 
 def main_master_rows(summary: pd.DataFrame) -> pd.DataFrame:
-    """Rows of the master with the most executors (figures 5.1-5.6 use one master)."""
-    if summary["master"].nunique(dropna=True) < 2:
-        return summary
+    """Rows of the master with the most executors (figures 5.1-5.6 use one master).
+
+    Of a master started in several sessions of the run, the rows of its first session.
+    """
     ranked = summary.sort_values("executors", ascending=False, na_position="last")
-    return summary[summary["master"] == ranked["master"].iloc[0]]
+    if summary["master"].nunique(dropna=True) >= 2:
+        summary = summary[summary["master"] == ranked["master"].iloc[0]]
+    if "session" in summary and summary["session"].nunique() > 1:
+        summary = summary[summary["session"] == summary["session"].min()]
+    return summary

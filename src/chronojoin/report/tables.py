@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from chronojoin.bench.metrics import MIN_SKEW_TASKS
+from chronojoin.report.load import session_labels
 from chronojoin.report.plots import has_studies, is_standalone, size_rows, size_unit
 
 
@@ -77,7 +78,7 @@ def results_table(summary: pd.DataFrame) -> str:
             status += f" ({r['error'][:80]})"
         method = f"{r['method']} (baseline)" if r["baseline"] else r["method"]
         rows.append([
-            r["master"], r["case"], method, fmt_num(r["elapsed_s"], 3),
+            r.get("label", r["master"]), r["case"], method, fmt_num(r["elapsed_s"], 3),
             fmt_num(r.get("relative"), 2, "x"), r["runs"],
             fmt_bytes(r.get("peak_execution_memory_bytes")),
             fmt_bytes(r.get("shuffle_write_bytes")), fmt_bytes(r.get("shuffle_read_bytes")),
@@ -163,7 +164,9 @@ def speedup_table(summary: pd.DataFrame) -> str:
 
     One column per master after the baseline (the first master with the fewest
     executors), named by :func:`master_label`: ``local[2]`` and a standalone cluster
-    of two workers stay apart, as their times differ.
+    of two workers stay apart, as their times differ. A master started in several
+    sessions of the run (``--masters local[2],local[2]``) counts with the median of its
+    sessions' times.
     """
     df = _with_variant(size_rows(summary))
     df = df[df["executors"].notna() & df["master"].notna()]
@@ -207,13 +210,14 @@ def environment_table(envs: pd.DataFrame) -> str:
         "spark.sql.adaptive.enabled", "spark.executor.cores", "spark.cores.max",
     )
     rows = []
-    for _, e in envs.iterrows():
+    labels = session_labels(envs)
+    for i, e in envs.iterrows():
         env = e.get("environment") or {}
         pk = env.get("packages") or {}
         confs = env.get("spark_confs") or {}
         conf_text = ", ".join(f"{k}={confs[k]}" for k in keys if k in confs) or "defaults"
         rows.append([
-            e.get("master"), e.get("executors"), env.get("spark_version"),
+            labels[i], e.get("executors"), env.get("spark_version"),
             pk.get("chronojoin"), env.get("python"), env.get("java"), env.get("cpu_count"),
             fmt_bytes(env.get("memory_bytes")), _commit(env), conf_text,
         ])
