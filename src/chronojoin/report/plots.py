@@ -246,7 +246,8 @@ def reference_figure(summary: pd.DataFrame, out: str, prefix: str) -> list[Figur
         return []
     charts = [(str(name), t.droplevel(0)) for name, t in table.groupby(level=0, sort=True)]
     width = max(5.0, 1.2 * len(table.columns) * max(len(t) for _, t in charts))
-    fig, axes = plt.subplots(len(charts), 1, figsize=(width, 4 * len(charts)), squeeze=False)
+    fig, axes = plt.subplots(len(charts), 1, figsize=(width, 4 * len(charts)), squeeze=False,
+                             layout="constrained" if len(charts) > 1 else None)
     title = "All methods side by side (fig. 5.8 analogue)"
     for ax, (name, chart) in zip(axes[:, 0], charts, strict=True):
         chart.plot.bar(ax=ax, logy=True, rot=0)  # every method a column: colours agree
@@ -255,8 +256,9 @@ def reference_figure(summary: pd.DataFrame, out: str, prefix: str) -> list[Figur
         ax.set_title(name or title, fontsize=10)
         ax.legend(fontsize=8)
     if len(charts) > 1:
-        fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+        fig.suptitle(title, fontsize=11)  # the constrained layout keeps it off the charts
+    else:
+        fig.tight_layout()
     name = f"{prefix}_methods_by_size.png"
     fig.savefig(os.path.join(out, name), dpi=110)
     plt.close(fig)
