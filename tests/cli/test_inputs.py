@@ -193,3 +193,63 @@ def test_json_batches_keep_the_tables_text_and_take_its_local_times(spark, tmp_p
     assert sorted(tuple(r) for r in stored.collect()) == [
         (1, dt.datetime(2024, 1, 1, 10), "2024-01-01"),
         (2, dt.datetime(2024, 1, 2, 23, 30), "2024-01-02")]
+
+
+def test_text_batches_take_the_tables_types(spark, tmp_path, capsys):
+    # JSON reads whole numbers as bigint and CSV's inference makes '00123' a number and
+    # a date-like note a date: the table's int, smallint, decimal, float and string
+    # columns refused them.
+    from decimal import Decimal
+
+    schema = "user_id int, click_id smallint, code string, note string, x decimal(10,2), f float"
+    first = spark.createDataFrame([(1, 1, "00123", "hello", Decimal("1.50"), 0.25)], schema)
+    first.write.parquet(str(tmp_path / "first"))
+    more = spark.createDataFrame([(2, 7, "00456", "2024-01-05", Decimal("2.25"), 0.5)], schema)
+    more.write.json(str(tmp_path / "more.json"))
+    more.write.option("header", True).csv(str(tmp_path / "more.csv"))
+    for name in ("json", "csv"):
+        base = ["--table", str(tmp_path / f"table_{name}"), "--keys", "user_id,click_id",
+                "--partition-by", "code"]
+        assert main(["load", str(tmp_path / "first"), *base]) == 0
+        assert main(["load", str(tmp_path / f"more.{name}"), *base]) == 0, \
+            capsys.readouterr().err
+        assert "rows_appended: 1" in capsys.readouterr().out
+        stored = spark.read.schema(schema).parquet(str(tmp_path / f"table_{name}"))
+        stored = stored.select(*first.columns)
+        assert sorted(tuple(r) for r in stored.collect()) == [
+            (1, 1, "00123", "hello", Decimal("1.50"), 0.25),
+            (2, 7, "00456", "2024-01-05", Decimal("2.25"), 0.5)], name
+
+
+@pytest.mark.parametrize(("fmt", "text", "why"), [
+    ("json", '{"user_id": 3000000000, "x": 1.25, "day": "a"}', "3000000000"),
+    ("json", '{"user_id": 2, "x": 1.5, "day": "a"}', None),
+    ("json", '{"user_id": 2.5, "x": 1.25, "day": "a"}', "2.5"),
+    ("json", '{"user_id": 2, "x": 1.257, "day": "a"}',
+     "'x' of the batch: 1.257 is not a decimal(10,2)"),
+    ("csv", "user_id,x,day\n2,1.257,a\n", "'x' of the batch: 1.257 is not a decimal(10,2)"),
+    ("csv", "user_id,x,day\nsome,1.25,a\n", "some"),
+])
+def test_a_text_value_not_of_the_tables_type_stops_the_load(spark, tmp_path, capsys,
+                                                            fmt, text, why):
+    from decimal import Decimal
+
+    schema = "user_id int, x decimal(10,2), day string"
+    spark.createDataFrame([(1, Decimal("1.00"), "a")], schema).write.parquet(
+        str(tmp_path / "first"))
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    (batch / f"part.{fmt}").write_text(text + "\n")
+    base = ["--table", str(tmp_path / "table"), "--keys", "user_id", "--partition-by", "day"]
+    assert main(["load", str(tmp_path / "first"), *base]) == 0
+    capsys.readouterr()
+    code = main(["load", str(batch), "--input-format", fmt, *base])
+    err = capsys.readouterr().err
+    stored = spark.read.schema(schema).parquet(str(tmp_path / "table"))
+    if why is None:
+        assert code == 0, err
+        assert stored.count() == 2
+        return
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and why in err, err
+    assert [tuple(r) for r in stored.collect()] == [(1, Decimal("1.00"), "a")]

@@ -199,6 +199,22 @@ def quiet(spark: SparkSession) -> Iterator[None]:
             spark.sparkContext.setLogLevel("ERROR")
 
 
+def job_errors(df: DataFrame) -> tuple[type[Exception], ...]:
+    """The exceptions a job over ``df`` ends in when Spark refuses it or a row fails.
+
+    Spark's errors on either session (analysis, or a row the job cannot compute), and
+    on a classic session a JVM error of no Python class of its own (an IOException, or
+    a malformed record of a ``FAILFAST`` read).
+    """
+    from pyspark.errors import PySparkException
+
+    if is_connect(df):
+        return (PySparkException,)
+    from py4j.protocol import Py4JJavaError
+
+    return (PySparkException, Py4JJavaError)
+
+
 def write(df: DataFrame, path: str, mode: str = "errorifexists") -> None:
     """Write ``df`` as Parquet; a failed write is a one-line error.
 
@@ -206,16 +222,9 @@ def write(df: DataFrame, path: str, mode: str = "errorifexists") -> None:
     (:func:`check_output`); a URL's or a Connect server's existing output, or one that
     cannot be written, is found here.
     """
-    from pyspark.errors import PySparkException
-
-    # Spark's errors on either session (analysis, or a row the job cannot compute)
-    errors: tuple[type[Exception], ...] = (PySparkException,)
-    if is_connect(df):  # the Connect writer knows the default mode as "error" only
-        spark_mode = "error" if mode == "errorifexists" else mode
-    else:  # a JVM error of no Python class of its own (an IOException, say)
-        from py4j.protocol import Py4JJavaError
-
-        errors, spark_mode = (*errors, Py4JJavaError), mode
+    errors = job_errors(df)
+    # the Connect writer knows the default mode as "error" only
+    spark_mode = "error" if is_connect(df) and mode == "errorifexists" else mode
     try:
         df.write.mode(spark_mode).parquet(path)
     except errors as exc:  # the whole job runs in the write: its input's errors too

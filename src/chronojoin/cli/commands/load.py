@@ -11,7 +11,7 @@ from chronojoin.cli.errors import CliError
 from chronojoin.cli.options import INPUT_FORMATS, add_master, split_list
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 #: The options of the library's arguments whose names differ (see ``main.in_cli_terms``).
 #: ``path`` and ``table`` are both given as ``--table``.
@@ -132,28 +132,56 @@ def execute(args: argparse.Namespace) -> int:
             print(f"index rebuilt for {loader.rebuild_index()} partition(s)")
         return 0
     batch = read(spark, args.batch, args.input_format, flag="--input-format")
-    if input_format(args.batch, args.input_format) == "json":
-        batch = _dates_as_stored(spark, batch, args, is_path=is_path, exists=exists)
-    with quiet(spark):
-        print(loader.append(batch, batch_id=args.batch_id))
+    if input_format(args.batch, args.input_format) in ("csv", "json"):
+        batch = _as_stored(spark, batch, args, is_path=is_path, exists=exists)
+    from chronojoin.cli.session import job_errors, spark_message
+
+    try:
+        with quiet(spark):
+            appended = loader.append(batch, batch_id=args.batch_id)
+    except job_errors(batch) as exc:  # a value the batch's job cannot read or convert
+        raise CliError(_failed(args.batch, exc, spark_message(exc))) from exc
+    print(appended)
     return 0
 
 
-def _dates_as_stored(spark: SparkSession, batch: DataFrame, args: argparse.Namespace, *,
-                     is_path: bool, exists: bool) -> DataFrame:
-    """A JSON batch's columns cast to the dates and timestamps its table stores.
+def _failed(batch: str, exc: BaseException, message: str) -> str:
+    """What stopped a load, in one line.
 
-    JSON has no date type, and Spark's JSON writer gives a ``timestamp_ntz`` the form
-    the reader takes for a ``timestamp``: text columns the table stores as dates or
-    timestamps, and timestamps it stores as ``timestamp_ntz``, are cast (strictly: a
-    value that is not one stops the load). The types are the table's own: the
-    loader's record of a path table (a partition type it only guessed from directory
-    names is left as the batch has it), the catalog's of a metastore table. A table
-    that does not exist yet takes the batch's types.
+    A value that does not parse as its column's type is named by the parser's own
+    words (``Numeric value (3000000000) out of range of int``); else Spark's ``message``.
     """
+    lines = [line.strip() for line in str(exc).splitlines()]
+    for i, line in enumerate(lines):
+        if "MALFORMED_RECORD_IN_PARSING" in line:
+            cause = next((c for c in lines[i + 1:] if c.startswith("Caused by:")), None)
+            why = f" ({cause.split(': ', 2)[-1]})" if cause else ""
+            return (f"loading {batch} failed: a value of the batch is not of the type "
+                    f"its table stores{why}")
+    return f"loading {batch} failed: {message}"
+
+
+def _as_stored(spark: SparkSession, batch: DataFrame, args: argparse.Namespace, *,
+               is_path: bool, exists: bool) -> DataFrame:
+    """A CSV or JSON batch read again with the types its table stores.
+
+    Text keeps no types: JSON has no dates and reads every whole number as ``bigint``,
+    CSV's inference makes ``00123`` the number 123 and a note that looks like a date
+    a ``date``, and Spark's JSON writer gives a ``timestamp_ntz`` the form read as a
+    ``timestamp``. The loader refuses such columns where the table stores other
+    types. Read again with the table's types, each value is parsed as that type, and
+    strictly: a value that is not one (``1.5`` or ``3000000000`` for an ``int``, text
+    for a date) stops the load, and a decimal with more digits than the table's
+    scale is refused, not rounded. The types are the table's own: the loader's record
+    of a path table (a partition type it only guessed from directory names is left as
+    the batch has it), the catalog's of a metastore table. A table that does not exist
+    yet takes the batch's types; columns the table does not have keep theirs.
+    """
+    from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
     from chronojoin._validate.columns import col
+    from chronojoin.cli.session import JSON_TIMESTAMPS, input_format
     from chronojoin.loader.target import local_path, meta_schema, read_meta
 
     if is_path:
@@ -166,17 +194,35 @@ def _dates_as_stored(spark: SparkSession, batch: DataFrame, args: argparse.Names
         stored = spark.table(args.table).schema
     else:
         return batch
-    times = (T.DateType, T.TimestampType, T.TimestampNTZType)
     by_name = {f.name: f.dataType for f in stored.fields}
-    casts: dict[str, T.DataType] = {}
-    for f in batch.schema.fields:
-        target = by_name.get(f.name)
-        if target is None:
-            continue
-        text = isinstance(f.dataType, T.StringType) and isinstance(target, times)
-        if text or (isinstance(f.dataType, T.TimestampType)
-                    and isinstance(target, T.TimestampNTZType)):
-            casts[f.name] = target
-    if not casts:
+    wanted = [(f.name, by_name.get(f.name, f.dataType)) for f in batch.schema.fields]
+    if all(t == f.dataType for (_, t), f in zip(wanted, batch.schema.fields)):
         return batch
-    return batch.withColumns({name: col(name).cast(t) for name, t in casts.items()})
+
+    def parsed(t: T.DataType) -> T.DataType:
+        # a decimal is parsed with every fraction digit its whole digits leave, then
+        # checked against the table's scale (Spark's parsers round to the scale)
+        if isinstance(t, T.DecimalType):
+            return T.DecimalType(38, 38 - (t.precision - t.scale))
+        return t
+
+    schema = T.StructType([T.StructField(n, parsed(t), True) for n, t in wanted])
+    reader = spark.read.schema(schema).option("mode", "FAILFAST")
+    if input_format(args.batch, args.input_format) == "csv":
+        # the header names the columns; they are checked against the schema's
+        typed = reader.option("header", True).option("enforceSchema", False).csv(args.batch)
+    else:
+        typed = reader.option("timestampFormat", JSON_TIMESTAMPS).json(args.batch)
+    exact: dict[str, Column] = {}
+    for name, t in wanted:
+        if isinstance(t, T.DecimalType):
+            value = col(name).cast(t)
+            fits = col(name).isNull() | (value == col(name))
+            # the value as written: 1.257, not 1.2570000000000000000000000000
+            written = F.regexp_replace(F.regexp_replace(
+                col(name).cast("string"), r"(\.\d*?)0+$", "$1"), r"\.$", "")
+            error = F.raise_error(F.concat(
+                F.lit(f"column {name!r} of the batch: "), written,
+                F.lit(f" is not a {t.simpleString()} of the table")))
+            exact[name] = F.when(fits, value).otherwise(error.cast(t))
+    return typed.withColumns(exact) if exact else typed
