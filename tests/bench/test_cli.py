@@ -123,6 +123,20 @@ def test_summary_says_why_a_method_failed():
     assert "error: No module named 'duckdb' (pip install 'chronojoin[bench]')" in summary(records)
 
 
+def test_summary_keeps_two_sessions_of_one_master_apart():
+    from chronojoin.bench.suite import summary
+
+    records = [{"kind": "result", "master": "local[2]", "session": session, "case": "c",
+                "method": "m", "status": "ok", "elapsed_s": seconds}
+               for session, seconds in ((0, 1.0), (1, 3.0))]
+    lines = summary(records).splitlines()
+    assert len(lines) == 3
+    assert lines[1].startswith("local[2] (session 1)") and "1.000 s (median of 1)" in lines[1]
+    assert lines[2].startswith("local[2] (session 2)") and "3.000 s (median of 1)" in lines[2]
+    one = summary(records[:1]).splitlines()
+    assert one[1].startswith("local[2] ") and "session" not in one[1]
+
+
 def test_bench_argument_errors(tmp_path, capsys):
     assert main(["bench", "--cases", "nope", "--results", str(tmp_path)]) == 2
     assert "--cases: no benchmark cases for ['nope']" in capsys.readouterr().err

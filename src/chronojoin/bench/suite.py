@@ -104,14 +104,25 @@ _CHECKS = {"none": "compared with none", "rows": "row count only",
 
 
 def summary(records: Sequence[dict[str, Any]]) -> str:
-    """Format a plain-text table: median seconds per (master, case, method), and failures."""
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    """Format a plain-text table: median seconds per (session, case, method), and failures.
+
+    A session is named by its master, and by its place in ``--masters`` too when one
+    master ran twice (``local[2] (session 2)``): two sessions are never pooled.
+    """
+    groups: dict[tuple[Any, str, str, str], list[dict[str, Any]]] = {}
     for r in records:
         if r.get("kind") == "result":
-            key = (str(r.get("master")), str(r.get("case")), str(r.get("method")))
+            key = (r.get("session"), str(r.get("master")), str(r.get("case")),
+                   str(r.get("method")))
             groups.setdefault(key, []).append(r)
+    sessions: dict[str, set[Any]] = {}
+    for session, master, _, _ in groups:
+        sessions.setdefault(master, set()).add(session)
     lines = [f"{'master':<22} {'case':<40} {'method':<14} result"]
-    for (master, case, method), rs in groups.items():
+    for (session, name, case, method), rs in groups.items():
+        master = name
+        if len(sessions[name]) > 1 and isinstance(session, int):
+            master = f"{name} (session {session + 1})"
         times = [r["elapsed_s"] for r in rs if r.get("status") == "ok"]
         failed = [r for r in rs if r.get("status") != "ok"]
         if times:
