@@ -201,8 +201,10 @@ def test_decimal_times(spark):
         cj.asof_join(wide, wide, on="t", by="k")
 
 
-@pytest.mark.parametrize(("strategy", "buckets"), [
-    *[(s, None) for s in STRATEGIES], ("union", 3), ("sort_merge", 3), ("auto", 3)])
+# the three ways a tolerance and a distance are applied: the exploded pairs' order,
+# the broadcast join's condition, and the choice between carried candidates
+@pytest.mark.parametrize(("strategy", "buckets"),
+                         [("exploding", None), ("broadcast", None), ("union", 3)])
 def test_decimal_tolerances_and_distances_are_exact(spark, strategy, buckets):
     """Decimals with a fraction: ``0.80 - 0.10`` is ``0.70``, within a tolerance of 0.7,
     and ``0.20`` is as far from ``0.10`` as from ``0.30`` (doubles say otherwise)."""
@@ -212,11 +214,15 @@ def test_decimal_tolerances_and_distances_are_exact(spark, strategy, buckets):
     left = [(i, rng.randrange(2), rng.choice(grid)) for i in range(40)]
     right = [(rng.randrange(2), t, f"r{i}") for i, t in enumerate(grid)]
     right += [(1 - k, t, f"s{i}") for i, (k, t, _) in enumerate(right) if i % 3]
-    tolerances = [(None, None), (0.7, d("0.7")), ("0.1", d("0.1")), (d("0.35"), d("0.35")),
-                  (0.299, d("0.29")), (10**400, None)]
-    options = [{"direction": dr, "allow_exact_matches": e, "tolerance": t, "buckets": buckets}
-               for dr, e, (t, _) in itertools.product(["backward", "forward", "nearest"],
-                                                      [True, False], tolerances)]
+    tolerances = [(None, None), (0.7, d("0.7")), ("0.1", d("0.1")), (0.299, d("0.29"))]
+    options = [{"direction": dr, "allow_exact_matches": True, "tolerance": t, "buckets": buckets}
+               for dr, (t, _) in itertools.product(["backward", "forward", "nearest"],
+                                                   tolerances)]
+    tolerances += [(d("0.35"), d("0.35")), (10**400, None)]
+    options += [{"direction": "nearest", "allow_exact_matches": False, "tolerance": d("0.35"),
+                 "buckets": buckets},
+                {"direction": "backward", "allow_exact_matches": False, "tolerance": 10**400,
+                 "buckets": buckets}]
     exact = dict(tolerances)
     results = _run_many(spark, left, right, "decimal(6,2)", strategy, options)
     for kw, got in zip(options, results):
