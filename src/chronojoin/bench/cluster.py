@@ -174,7 +174,7 @@ class StandaloneCluster:
             try:
                 if ready(self.state()):
                     return
-            except OSError as exc:
+            except (OSError, ValueError) as exc:  # not up yet, or still serving a page
                 last = exc
             time.sleep(0.5)
         msg = f"standalone cluster: no {what} after {self.start_timeout_s:.0f} s ({last})"
