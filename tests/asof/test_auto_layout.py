@@ -269,6 +269,16 @@ def test_small_inputs_get_union_without_statistics(spark, caplog, tmp_path, monk
         assert "strategy 'broadcast'" in caplog.text, name
 
 
+def test_buckets_given_get_union_with_carry_over(spark, caplog):
+    """``auto`` with ``buckets``: the bucketed ``union``, with no statistics."""
+    left, right, ldf, rdf = _one_left_row_per_key(spark)
+    with caplog.at_level(logging.INFO, logger="chronojoin.asof"):
+        out = cj.asof_join(ldf, rdf, on="t", by="k", tiebreak="tb", buckets=3)
+        _check(out, left, _oracle(left, right, "int", tiebreak=["tb"]), "left")
+    assert [r.startswith("asof_join right: strategy 'union' (buckets=3 requested")
+            for r in _reasons(caplog)] == [True], _reasons(caplog)
+
+
 def test_small_inputs_of_several_right_tables_get_one_union(spark, caplog):
     left, right, ldf, rdf = _one_left_row_per_key(spark)
     specs = [cj.Right(rdf, prefix="a_", tiebreak="tb"),

@@ -1,6 +1,6 @@
-"""The as-of conformance suite, odd column names and column types, streaming inputs, a
-few random cases, and the band, interval join and interval aggregation suites on Spark
-Connect.
+"""On Spark Connect: the as-of conformance suite, odd column names, streaming inputs, a
+few random cases, and the worked examples, refusals and conformance cases of the band,
+interval join and interval aggregation functions and of the loader.
 
 A process holds either a classic or a Connect session, so the suite runs in a child
 pytest whose ``spark`` fixture connects to a Connect server started here.
@@ -49,18 +49,26 @@ def test_asof_suite_on_spark_connect(server):
     _suite(server, "as-of suite",
            "tests/asof/test_examples.py", "tests/asof/test_errors.py",
            "tests/asof/test_conformance.py", "tests/test_column_names.py",
-           "tests/test_payload_types.py", "tests/test_streaming.py", "tests/test_time_of_day.py",
+           "tests/test_streaming.py", "tests/test_time_of_day.py",
            "tests/test_fuzz.py::test_random_cases_match_the_references", "-k",
            "not test_options_against_brute_force or union")
 
 
 def test_band_interval_and_aggregation_suites_on_spark_connect(server):
-    """The other families' suites, and the key and time zone rules of every function
-    (the choices' tests for inputs Spark cannot size skip: a Connect client's local
-    rows are always sized)."""
+    """The other families' examples, refusals, conformance cases and plan choices, self
+    joins, and the key and time zone rules of every function (the choices' tests for
+    inputs Spark cannot size skip: a Connect client's local rows are always sized).
+
+    The plans are the classic session's, built through the same DataFrame calls: the
+    edge values, column types and properties of each family run on the classic session
+    only, which keeps the suite's run time in bounds."""
     _suite(server, "band, interval join and interval aggregation suites",
-           "tests/band", "tests/interval_join", "tests/intervals", "tests/test_self_joins.py",
-           "tests/test_keys.py", "tests/test_time_zones.py")
+           *[f"tests/band/test_{name}.py" for name in ("examples", "errors", "conformance",
+                                                      "auto")],
+           "tests/interval_join/test_conformance.py",
+           *[f"tests/intervals/test_{name}.py" for name in ("examples", "errors",
+                                                           "conformance", "auto", "choose")],
+           "tests/test_self_joins.py", "tests/test_keys.py", "tests/test_time_zones.py")
 
 
 def test_loader_suite_on_spark_connect(server):
