@@ -218,16 +218,14 @@ def test_decimal_tolerances_and_distances_are_exact(spark, strategy, buckets):
     left = [(i, rng.randrange(2), rng.choice(grid)) for i in range(40)]
     right = [(rng.randrange(2), t, f"r{i}") for i, t in enumerate(grid)]
     right += [(1 - k, t, f"s{i}") for i, (k, t, _) in enumerate(right) if i % 3]
-    tolerances = [(None, None), (0.7, d("0.7")), ("0.1", d("0.1")), (0.299, d("0.29"))]
-    options = [{"direction": dr, "allow_exact_matches": True, "tolerance": t, "buckets": buckets}
-               for dr, (t, _) in itertools.product(["backward", "forward", "nearest"],
-                                                   tolerances)]
-    tolerances += [(d("0.35"), d("0.35")), (10**400, None)]
-    options += [{"direction": "nearest", "allow_exact_matches": False, "tolerance": d("0.35"),
-                 "buckets": buckets},
-                {"direction": "backward", "allow_exact_matches": False, "tolerance": 10**400,
-                 "buckets": buckets}]
-    exact = dict(tolerances)
+    # each tolerance as given, and the decimal it counts as (None: no limit)
+    exact = {None: None, 0.7: d("0.7"), "0.1": d("0.1"), 0.299: d("0.29"),
+             d("0.35"): d("0.35"), 10**400: None}
+    cases = [(dr, True, t) for dr in ("backward", "forward", "nearest")
+             for t in (None, 0.7, "0.1", 0.299)]
+    cases += [("nearest", False, d("0.35")), ("backward", False, 10**400)]
+    options = [{"direction": dr, "allow_exact_matches": e, "tolerance": t, "buckets": buckets}
+               for dr, e, t in cases]
     results = _run_many(spark, left, right, "decimal(6,2)", strategy, options)
     for kw, got in zip(options, results):
         assert got == _reference(left, right, direction=kw["direction"],
