@@ -116,12 +116,18 @@ def test_bad_session_options_are_usage_errors(inputs, capsys, option, message):
     ("right[0]: output column 'x' clashes", "right table 1: output column 'x' clashes"),
     ("`left`: not a DataFrame", "`left`: not a DataFrame"),
     ("no argument named here", "no argument named here"),
+    ("`tolerance`: '1.5' has no unit but the time columns are timestamp; give a "
+     "datetime.timedelta or a string such as '90 seconds' or '1 hour'",
+     "--tolerance: '1.5' has no unit but the time columns are timestamp; give a duration "
+     "such as '90 seconds' or '1 hour'"),
+    ("`lower` must be a number, a datetime.timedelta or a string such as '1 hour'; got x",
+     "--lower must be a number or a duration such as '1 hour'; got x"),
 ])
 def test_library_messages_name_the_options(message, said):
     from chronojoin.cli.main import in_cli_terms
 
     flags = {"bucket_width": "--bucket-width", "right.on": "--right-on",
-             "on_duplicate": "--on-duplicate"}
+             "on_duplicate": "--on-duplicate", "tolerance": "--tolerance", "lower": "--lower"}
     assert in_cli_terms(message, flags) == said
 
 
@@ -296,3 +302,24 @@ def test_errors_about_the_time_columns_name_the_option_given(spark, inputs, caps
     assert main([*base, str(inputs / "words"), "--left-on", "t", "--right-on", "t"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("chronojoin asof: error: --right-on: column 't' of right "), err
+
+
+def test_a_tolerance_without_unit_on_timestamps_asks_for_a_duration(spark, tmp_path, capsys):
+    """The message speaks of the command line's durations, not of Python's timedelta."""
+    spark.sql("SELECT 1 AS id, TIMESTAMP'2024-01-01 00:00:00' AS t").write.parquet(
+        str(tmp_path / "l"))
+    code = main(["asof", str(tmp_path / "l"), str(tmp_path / "l"), "--out", str(tmp_path / "o"),
+                 "--on", "t", "--by", "id", "--tolerance", "1.5", "--master", "local[2]"])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("chronojoin asof: error: --tolerance: '1.5' has no unit but the time "
+                   "columns are timestamp; give a duration such as '90 seconds' or '1 hour'")
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_verbose_before_or_after_the_command(inputs, capsys, where):
+    command = ["asof", str(inputs / "left"), str(inputs / "right.csv"), "--out",
+               str(inputs / "o"), "--on", "t", "--by", "id", "--master", "local[2]"]
+    argv = ["-v", *command] if where == "before" else [*command, "--verbose"]
+    assert main(argv) == 0
+    assert "chronojoin: asof_join right: strategy " in capsys.readouterr().err

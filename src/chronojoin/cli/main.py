@@ -31,6 +31,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("bench", "run benchmarks and write reports"),
 }
 
+_VERBOSE = "print the library's choices (strategy, bin size and why) on standard error"
+
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """Build the parser; with ``only``, import just that command's module."""
@@ -41,12 +43,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         description="Time-based joins on Apache Spark without cartesian products.",
     )
     parser.add_argument("--version", action="version", version=f"chronojoin {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help=_VERBOSE)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
-        p.add_argument("-v", "--verbose", action="store_true",
-                       help="print the library's choices (strategy, bin size and why) "
-                            "on standard error")
+        # before or after the command; the command's default would reset the first
+        p.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                       help=_VERBOSE)
         if only in (None, name):
             _module(module).add_arguments(p)
             # argparse has no public list of a parser's options; ``_actions`` is it.
@@ -63,7 +66,9 @@ def in_cli_terms(message: str, flags: dict[str, str]) -> str:
     it stands: ``bucket_width`` becomes ``--bucket-width``; ``right[1].on`` becomes
     ``--right-on (right table 2)``; ``on_duplicate='fail'`` becomes ``--on-duplicate
     fail``; ``aggs['n']`` (an entry of a dict) becomes ``--agg n``. A name with no
-    option (``left``, ``right``: the input paths) stays as it is. A right table of
+    option (``left``, ``right``: the input paths) stays as it is. A duration is text
+    on the command line: "a datetime.timedelta or a string such as" becomes "a duration
+    such as". A right table of
     several, ``right[1]`` (``right table #1``) to the library, is ``right table 2``:
     tables are counted from one on the command line.
     """
@@ -85,6 +90,11 @@ def in_cli_terms(message: str, flags: dict[str, str]) -> str:
         return f"{flag}{given}{table}"
 
     message = re.sub(r"`([^`]+)`", term, message)
+    # a duration on the command line is text: "1 hour", not a Python timedelta
+    message = message.replace(", a datetime.timedelta or a string such as",
+                              " or a duration such as")
+    message = message.replace("a datetime.timedelta or a string such as",
+                              "a duration such as")
     return re.sub(r"\bright\[(\d+)\](?: \(right table #\d+\))?(?![.\w])",
                   lambda found: f"right table {int(found.group(1)) + 1}", message)
 
