@@ -90,3 +90,60 @@ def test_a_database_without_buckets_is_an_error(tmp_path, capsys, no_spark, kind
     assert capsys.readouterr().err.strip() == (
         "chronojoin generate: error: --database: only with --buckets (the metastore database "
         "of bucketed tables)")
+
+
+def test_overwrite_replaces_an_earlier_dataset(tmp_path, capsys):
+    """Overwriting left the earlier run's order directories (and tables) beside the new ones."""
+    out = tmp_path / "d"
+    common = ["--ids", "5", "--out", str(out), "--master", "local[1]"]
+    assert main(["generate", "--order", "asc,desc", "--time-type", "integer", *common]) == 0, capsys.readouterr().err
+    (out / "notes.txt").write_text("mine")
+    (out / "asc" / "mine").mkdir()
+    assert main(["generate", "--kind", "band", *common, "--mode", "overwrite"]) == 0, (
+        capsys.readouterr().err)
+    assert sorted(p.name for p in out.iterdir()) == [
+        "_dataset.json", "asc", "events", "measurements", "notes.txt"]
+    assert [p.name for p in (out / "asc").iterdir()] == ["mine"]
+    assert json.loads((out / "_dataset.json").read_text())["kind"] == "band"
+    assert main(["generate", "--order", "desc", "--time-type", "integer", *common,
+                 "--mode", "overwrite"]) == 0, (
+        capsys.readouterr().err)
+    assert sorted(p.name for p in out.iterdir()) == [
+        "_dataset.json", "asc", "left", "notes.txt", "right"]
+
+
+def test_overwrite_removes_only_what_generate_wrote(tmp_path, no_spark):
+    """The tables of the recorded kind, its description, order directories and the metastore."""
+    from chronojoin.cli.commands import generate
+
+    out = tmp_path / "d"
+    for dataset, kind in ((out, "band"), (out / "asc", "thesis"), (out / "random", "loader")):
+        for table in generate.TABLES[kind]:
+            (dataset / table).mkdir(parents=True)
+            (dataset / table / "part-0.parquet").write_text("x")
+        (dataset / "_dataset.json").write_text(json.dumps({"kind": kind}))
+    (out / "left").mkdir()  # not a table of band
+    (out / "random" / "_COMPLETE").write_text("ok")
+    (out / "desc").mkdir()  # no description: not written by generate
+    (out / "desc" / "left").mkdir()
+    (out / "metastore_db").mkdir()
+    (out / "metastore_db" / "service.properties").write_text("derby")
+    (out / "warehouse" / "chronojoin.db").mkdir(parents=True)
+    generate._remove_earlier(str(out))
+    assert sorted(p.name for p in out.iterdir()) == ["desc", "left", "random"]
+    assert [p.name for p in (out / "random").iterdir()] == ["_COMPLETE"]
+    assert [p.name for p in (out / "desc").iterdir()] == ["left"]
+
+
+def test_overwrite_keeps_a_directory_generate_did_not_write(tmp_path, no_spark):
+    """A description of other data (no generate kind) and a warehouse without Derby stay."""
+    from chronojoin.cli.commands import generate
+
+    out = tmp_path / "d"
+    (out / "events").mkdir(parents=True)
+    (out / "_dataset.json").write_text(json.dumps({"rows": 5, "seed": 0}))
+    (out / "warehouse").mkdir()
+    (out / "metastore_db").mkdir()
+    generate._remove_earlier(str(out))
+    assert sorted(p.name for p in out.iterdir()) == [
+        "_dataset.json", "events", "metastore_db", "warehouse"]

@@ -63,6 +63,33 @@ def test_file_urls_as_inputs(spark, sides, tmp_path, capsys):
         f"chronojoin asof: error: input path does not exist: file:{tmp_path / 'nope'}")
 
 
+def test_glob_patterns_as_inputs(spark, sides, tmp_path, capsys):
+    """A pattern reads every path it matches, as Spark reads it; one matching nothing, or
+    an output inside what it matches, is a one-line error."""
+    left, right = sides
+    left.write.parquet(str(tmp_path / "left"))
+    right.where("t < 9").toPandas().to_csv(tmp_path / "right_1.csv", index=False)
+    right.where("t >= 9").toPandas().to_csv(tmp_path / "right_2.csv", index=False)
+    out = tmp_path / "out"
+    for pattern in ("right_*.csv", "right_[12].csv", "right_{1,2}.csv", "right_?.csv"):
+        assert main(["asof", str(tmp_path / "left"), str(tmp_path / pattern), "--on", "t",
+                     "--by", "id", "--out", str(out), "--mode", "overwrite"]) == 0, pattern
+        assert _rows(spark.read.parquet(str(out))) == _expected(left, right), pattern
+    capsys.readouterr()
+    assert main(["asof", str(tmp_path / "left"), str(tmp_path / "nope_*.csv"), "--on", "t",
+                 "--by", "id", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"chronojoin asof: error: input path does not exist: {tmp_path / 'nope_*.csv'} "
+        "(no path matches the pattern)")
+    assert main(["asof", str(tmp_path / "lef?"), str(tmp_path / "right_*.csv"), "--on", "t",
+                 "--by", "id", "--out", str(tmp_path / "left" / "o")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"chronojoin asof: error: --out {tmp_path / 'left' / 'o'} is inside the input "
+        f"{tmp_path / 'lef?'}: writing there would destroy or corrupt that input; choose "
+        "another --out")
+    assert not (tmp_path / "left" / "o").exists()
+
+
 @pytest.fixture
 def tables(spark, sides, tmp_path):
     """The two sides as metastore tables, bucketed by the key and sorted by time."""

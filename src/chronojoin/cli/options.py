@@ -25,12 +25,12 @@ def add_master(parser: argparse.ArgumentParser, *, remote: bool = False) -> None
     )
 
 
-def add_output(parser: argparse.ArgumentParser) -> None:
-    """``--out`` (Parquet directory) and ``--mode``."""
+def add_output(parser: argparse.ArgumentParser, *, mode_help: str | None = None) -> None:
+    """``--out`` (Parquet directory) and ``--mode`` (``mode_help``: a command's own help)."""
     parser.add_argument("--out", required=True, help="output path (Parquet directory)")
     parser.add_argument(
         "--mode", default="errorifexists", choices=["errorifexists", "overwrite"],
-        help="what to do when --out exists (default: errorifexists)",
+        help=mode_help or "what to do when --out exists (default: errorifexists)",
     )
 
 

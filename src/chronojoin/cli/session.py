@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
-from chronojoin._paths import local_path
+from chronojoin._paths import is_pattern, local_path, matches
 from chronojoin._session import is_connect
 from chronojoin.cli.errors import CliError, first_line
 from chronojoin.cli.options import key_value_pairs
@@ -148,7 +148,11 @@ def read(spark: SparkSession, path: str, fmt: str | None = None, *,
     if fmt == "table":
         return _table(spark, path)
     local = local_path(path)  # a local path, or a file: URL's (file:/x as file:///x)
-    if not remote and local is not None and not os.path.exists(local):
+    if not remote and local is not None and is_pattern(local):
+        if not matches(local):  # Spark reads every match of a pattern as one input
+            msg = f"input path does not exist: {path} (no path matches the pattern)"
+            raise CliError(msg)
+    elif not remote and local is not None and not os.path.exists(local):
         msg = f"input path does not exist: {path}"
         if os.sep not in path and "/" not in path:
             msg += f" (a metastore table? add {flag} table)"
@@ -253,12 +257,12 @@ def check_not_input(out: str, inputs: Sequence[str], *, flag: str = "--out") -> 
 
     Writing there would delete the input (``--mode overwrite``) or add files to it.
     Local paths are compared absolute, with symbolic links resolved (a ``file:`` URL
-    as its path); other URLs by their normalised text (scheme and host in lower case).
-    ``flag`` is the option that names ``out``.
+    as its path); a local glob pattern as each path it matches; other URLs by their
+    normalised text (scheme and host in lower case). ``flag`` is the option that names
+    ``out``.
     """
     target = _location(out)
-    for path in inputs:
-        source = _location(path)
+    for path, source in _sources(inputs):
         if target == source:
             relation = "is"
         elif _inside(source, target):
@@ -270,6 +274,17 @@ def check_not_input(out: str, inputs: Sequence[str], *, flag: str = "--out") -> 
         msg = (f"{flag} {out} {relation} the input {path}: writing there would destroy or "
                f"corrupt that input; choose another {flag}")
         raise CliError(msg)
+
+
+def _sources(inputs: Sequence[str]) -> Iterator[tuple[str, str]]:
+    """Each input as given, with the location of each local path it names."""
+    for path in inputs:
+        local = local_path(path)
+        if local is not None and is_pattern(local):
+            for match in matches(local):
+                yield path, _location(match)
+        else:
+            yield path, _location(path)
 
 
 def _location(path: str) -> str:

@@ -10,14 +10,22 @@ of the family's benchmark module (``chronojoin.bench.cases.<kind>``), given thos
 ``order``, ``time_type``, ``value_type`` and ``max_seconds`` that it accepts; an option
 the kind does not take is an error rather than silently ignored. ``_dataset.json`` beside
 the tables records the parameters the kind took.
+
+``--mode overwrite`` first removes what earlier runs of generate wrote in ``DIR``: each
+dataset found by its ``_dataset.json`` (the description and the tables of its kind, in
+``DIR`` and in its order subdirectories, which go when nothing else is left in them) and
+the ``--buckets`` warehouse and metastore beside them. Files it did not write stay.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
+import json
 import os
 import shlex
+import shutil
 from importlib import import_module
 from typing import Any
 
@@ -39,6 +47,9 @@ OPTIONAL = {
     "--intervals": ("intervals", None),
     "--buckets": ("buckets", None),
 }
+#: The tables each kind writes (``--mode overwrite`` removes those of an earlier run).
+TABLES = {"thesis": ("left", "right"), "intervals": ("points", "intervals"),
+          "band": ("events", "measurements"), "loader": ("base", "batch")}
 #: The default ``--database`` of bucketed tables.
 DATABASE = "chronojoin"
 #: The parameters of :func:`chronojoin.datagen.thesis` (and ``--buckets``).
@@ -96,7 +107,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--database", default=DATABASE,
         help=f"thesis: metastore database of the --buckets tables (default {DATABASE})",
     )
-    add_output(parser)
+    add_output(parser, mode_help=(
+        "what to do when --out exists (default: errorifexists); overwrite first removes "
+        "what earlier runs of generate wrote there (datasets with their _dataset.json, "
+        "order directories, the --buckets warehouse and metastore_db), not other files"))
     add_master(parser)
 
 
@@ -140,6 +154,8 @@ def execute(args: argparse.Namespace) -> int:
     if "skew" in accepted and not 0 <= args.skew < 1:  # 1 or more: every row on one key
         msg = f"--skew must be a number with 0 <= skew < 1; got {args.skew}"
         raise CliError(msg)
+    if args.mode == "overwrite":
+        _remove_earlier(args.out)
     spark = _session(args, bool(buckets))
     for order in orders:
         out = args.out if len(orders) == 1 else os.path.join(args.out, order)
@@ -151,6 +167,47 @@ def execute(args: argparse.Namespace) -> int:
     if buckets:
         _bucketed(generator(spark, args, "asc"), args, buckets)
     return 0
+
+
+def _remove_earlier(out: str) -> None:
+    """Remove what earlier runs of generate wrote in ``out`` (``--mode overwrite``).
+
+    A dataset is recognised by its ``_dataset.json`` naming a kind: that file and the
+    kind's tables go, in ``out`` and in its order subdirectories (removed when empty
+    then); with a dataset found, so do the ``--buckets`` warehouse and Derby metastore.
+    """
+    if not os.path.isdir(out):
+        return
+    found = _remove_dataset(out)
+    for order in ORDERS:
+        directory = os.path.join(out, order)
+        if os.path.isdir(directory) and _remove_dataset(directory):
+            found = True
+            with contextlib.suppress(OSError):  # something else is left in it
+                os.rmdir(directory)
+    if found and os.path.isfile(os.path.join(out, "metastore_db", "service.properties")):
+        for name in ("metastore_db", "warehouse"):
+            path = os.path.join(out, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+
+
+def _remove_dataset(directory: str) -> bool:
+    """Remove the dataset generate wrote in ``directory``; whether there was one."""
+    description = os.path.join(directory, "_dataset.json")
+    try:
+        with open(description, encoding="utf-8") as fh:
+            kind = json.load(fh).get("kind")
+    except (OSError, ValueError, AttributeError):  # none, or not a description of generate's
+        return False
+    if kind not in TABLES:
+        return False
+    for table in TABLES[kind]:
+        path = os.path.join(directory, table)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+    os.remove(description)
+    return True
 
 
 def _session(args: argparse.Namespace, hive: bool) -> Any:
