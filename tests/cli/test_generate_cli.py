@@ -96,7 +96,8 @@ def test_overwrite_replaces_an_earlier_dataset(tmp_path, capsys):
     """Overwriting left the earlier run's order directories (and tables) beside the new ones."""
     out = tmp_path / "d"
     common = ["--ids", "5", "--out", str(out), "--master", "local[1]"]
-    assert main(["generate", "--order", "asc,desc", "--time-type", "integer", *common]) == 0, capsys.readouterr().err
+    assert main(["generate", "--order", "asc,desc", "--time-type", "integer", *common]) == 0, (
+        capsys.readouterr().err)
     (out / "notes.txt").write_text("mine")
     (out / "asc" / "mine").mkdir()
     assert main(["generate", "--kind", "band", *common, "--mode", "overwrite"]) == 0, (
@@ -147,3 +148,16 @@ def test_overwrite_keeps_a_directory_generate_did_not_write(tmp_path, no_spark):
     generate._remove_earlier(str(out))
     assert sorted(p.name for p in out.iterdir()) == [
         "_dataset.json", "events", "metastore_db", "warehouse"]
+
+
+def test_tables_are_those_each_kind_writes(spark):
+    """What overwrite removes of an earlier run is what each kind's generator returns."""
+    from chronojoin.cli.commands import generate
+
+    parser = argparse.ArgumentParser()
+    generate.add_arguments(parser)
+    args = parser.parse_args(["--ids", "5", "--out", "unused"])
+    assert set(generate.TABLES) == set(generate.KINDS)
+    for kind, tables in generate.TABLES.items():
+        make, _ = generate._generator(kind)
+        assert tuple(make(spark, args, "asc")) == tables
