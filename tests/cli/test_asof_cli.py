@@ -323,3 +323,26 @@ def test_verbose_before_or_after_the_command(inputs, capsys, where):
     argv = ["-v", *command] if where == "before" else [*command, "--verbose"]
     assert main(argv) == 0
     assert "chronojoin: asof_join right: strategy " in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("command", "option", "value"), [
+    (["asof", "l", "r", "--on", "t"], "--by", ""),
+    (["asof", "l", "r", "--on", "t"], "--right-by", " "),
+    (["asof", "l", "r", "--on", "t"], "--tiebreak", "a,,b"),
+    (["band", "l", "r", "--left-on", "t", "--right-on", "t", "--lower", "0", "--upper", "1"],
+     "--left-by", "id,"),
+    (["interval", "l", "r"], "--by", ""),
+    (["interval-join", "l", "r", "--left-start", "t", "--right-start", "s",
+      "--right-end", "e"], "--by", ""),
+    (["load", "b", "--table", "t/"], "--keys", ""),
+    (["load", "b", "--table", "t/", "--keys", "id"], "--order-by", ","),
+])
+def test_an_empty_column_list_is_a_usage_error(tmp_path, capsys, no_spark, command, option,
+                                               value):
+    """``--by ""`` is not a join without keys (that is the option left out)."""
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--out", str(tmp_path / "o"), option, value]
+             if command[0] != "load" else [*command, option, value])
+    assert exc.value.code == 2
+    assert (f"argument {option}: expected column names, comma separated; got {value!r}"
+            in capsys.readouterr().err)

@@ -55,6 +55,18 @@ def split_list(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+def column_names(value: str) -> str:
+    """A column list's check: one name or more, comma separated, none of them empty.
+
+    ``--by ""`` (an unset shell variable, say) is a usage error, not a join without
+    keys: that is asked for by leaving the option out.
+    """
+    if not all(name.strip() for name in value.split(",")):
+        msg = f"expected column names, comma separated; got {value!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
 def key_value(item: str) -> str:
     """``--conf``'s check: ``KEY=VALUE`` with a non-empty key (a usage error otherwise)."""
     key, sep, _ = item.partition("=")

@@ -39,9 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--right-on",
                         help="time column of the right side; with several right tables one "
                              "name for all or one per table, comma separated")
-    parser.add_argument("--by", help="equality key column(s) of both sides, comma separated")
-    parser.add_argument("--left-by", help="left key column(s), comma separated")
-    parser.add_argument("--right-by", help="right key column(s), comma separated")
+    parser.add_argument("--by", type=options.column_names,
+                        help="equality key column(s) of both sides, comma separated")
+    parser.add_argument("--left-by", type=options.column_names,
+                        help="left key column(s), comma separated")
+    parser.add_argument("--right-by", type=options.column_names,
+                        help="right key column(s), comma separated")
     parser.add_argument("--direction", default="backward",
                         choices=["backward", "forward", "nearest"], help="default: backward")
     parser.add_argument("--strict", action="store_true",
@@ -56,7 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy", default="auto",
                         choices=list(get_args(AsofStrategy)),
                         help="algorithm (default: auto)")
-    parser.add_argument("--tiebreak", help="right column(s) deciding ties, comma separated")
+    parser.add_argument("--tiebreak", type=options.column_names,
+                        help="right column(s) deciding ties, comma separated")
     parser.add_argument("--buckets", type=int, help="time buckets per key (skewed keys)")
     options.add_input_format(parser)
     options.add_master(parser, remote=True)

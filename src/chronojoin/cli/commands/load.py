@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from chronojoin.cli.errors import CliError
-from chronojoin.cli.options import INPUT_FORMATS, add_master, split_list
+from chronojoin.cli.options import INPUT_FORMATS, add_master, column_names, split_list
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -27,10 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", required=True, metavar="PATH_OR_NAME",
                         help="the target: a directory (a value with '/' or an existing "
                              "directory) or a metastore table name (enables Hive support)")
-    parser.add_argument("--keys", required=True, help="composite key, e.g. user_id,click_id")
+    parser.add_argument("--keys", type=column_names, required=True,
+                        help="composite key, e.g. user_id,click_id")
     parser.add_argument("--partition-by", default="event_date",
                         help="partition column that duplicates never cross (default: event_date)")
-    parser.add_argument("--order-by", default=None,
+    parser.add_argument("--order-by", type=column_names, default=None,
                         help="columns choosing the winner among batch rows with one key, "
                              "first wins (default: a deterministic hash rule)")
     parser.add_argument("--format", dest="table_format", default="parquet",
