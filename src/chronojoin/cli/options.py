@@ -55,6 +55,19 @@ def split_list(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+def add_keys(parser: argparse.ArgumentParser, left: str = "the left side",
+             right: str = "the right side") -> None:
+    """``--by`` (both sides), ``--left-by`` and ``--right-by``: comma-separated columns.
+
+    ``left`` and ``right`` name the sides in the help (``points``, ``intervals``).
+    """
+    parser.add_argument("--by", type=column_names,
+                        help="equality key column(s) of both sides, comma separated")
+    for side, name in (("left", left), ("right", right)):
+        parser.add_argument(f"--{side}-by", type=column_names,
+                            help=f"key column(s) of {name}, comma separated")
+
+
 def column_names(value: str) -> str:
     """A column list's check: one name or more, comma separated, none of them empty.
 

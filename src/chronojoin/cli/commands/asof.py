@@ -39,12 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--right-on",
                         help="time column of the right side; with several right tables one "
                              "name for all or one per table, comma separated")
-    parser.add_argument("--by", type=options.column_names,
-                        help="equality key column(s) of both sides, comma separated")
-    parser.add_argument("--left-by", type=options.column_names,
-                        help="left key column(s), comma separated")
-    parser.add_argument("--right-by", type=options.column_names,
-                        help="right key column(s), comma separated")
+    options.add_keys(parser)
     parser.add_argument("--direction", default="backward",
                         choices=["backward", "forward", "nearest"], help="default: backward")
     parser.add_argument("--strict", action="store_true",

@@ -15,12 +15,7 @@ def add_common(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``band`` and ``interval-join``."""
     parser.add_argument("--closed", default="both", choices=["both", "left", "right", "neither"],
                         help="which bounds are inclusive (default: both)")
-    parser.add_argument("--by", type=options.column_names,
-                        help="equality key column(s) of both sides, comma separated")
-    parser.add_argument("--left-by", type=options.column_names,
-                        help="left key column(s), comma separated")
-    parser.add_argument("--right-by", type=options.column_names,
-                        help="right key column(s), comma separated")
+    options.add_keys(parser)
     parser.add_argument("--how", default="inner", choices=["inner", "left"],
                         help="default: inner")
     parser.add_argument("--bin-size",

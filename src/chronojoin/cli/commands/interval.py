@@ -55,12 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("intervals",
                         help="intervals table: a path, or a table name with --format table")
     options.add_output(parser)
-    parser.add_argument("--by", type=options.column_names,
-                        help="equality key column(s) of both sides, comma separated")
-    parser.add_argument("--left-by", type=options.column_names,
-                        help="key column(s) of points, comma separated")
-    parser.add_argument("--right-by", type=options.column_names,
-                        help="key column(s) of intervals, comma separated")
+    options.add_keys(parser, left="points", right="intervals")
     parser.add_argument("--time", default="time", help="time column of points (default: time)")
     parser.add_argument("--start", default="start",
                         help="start column of intervals (default: start)")
