@@ -66,11 +66,11 @@ def in_cli_terms(message: str, flags: dict[str, str]) -> str:
     it stands: ``bucket_width`` becomes ``--bucket-width``; ``right[1].on`` becomes
     ``--right-on (right table 2)``; ``on_duplicate='fail'`` becomes ``--on-duplicate
     fail``; ``aggs['n']`` (an entry of a dict) becomes ``--agg n``. A name with no
-    option (``left``, ``right``: the input paths) stays as it is. A duration is text
-    on the command line: "a datetime.timedelta or a string such as" becomes "a duration
-    such as". A right table of
+    option (``left``, ``right``: the input paths) stays as it is. A right table of
     several, ``right[1]`` (``right table #1``) to the library, is ``right table 2``:
-    tables are counted from one on the command line.
+    tables are counted from one on the command line. A duration is text on the
+    command line: "a datetime.timedelta or a string such as" becomes "a duration such
+    as".
     """
     def term(found: re.Match[str]) -> str:
         entry = re.fullmatch(r"(\w+)\[('[^']*'|\"[^\"]*\")\]", found.group(1))
