@@ -23,6 +23,19 @@ pytest.importorskip("matplotlib")
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "results.jsonl")
 
 
+@pytest.fixture(scope="module")
+def drawn(tmp_path_factory):
+    """The fixture's report and figures, drawn once for the tests that embed it."""
+    return os.path.dirname(write_report([os.path.dirname(FIXTURE)],
+                                        str(tmp_path_factory.mktemp("drawn") / "r")))
+
+
+def _report_in(drawn: str, out) -> str:
+    """A copy of the drawn report (``report.md`` and its figures) in the directory ``out``."""
+    shutil.copytree(drawn, out)
+    return os.path.join(str(out), "report.md")
+
+
 def test_summary_medians_and_relative():
     results, envs = load([FIXTURE])
     assert len(envs) == 2
@@ -46,8 +59,8 @@ def test_summary_medians_and_relative():
     assert memory is None or math.isnan(memory)  # unavailable stays unavailable, not 0
 
 
-def test_report_markdown_and_figures(tmp_path):
-    path = write_report([os.path.dirname(FIXTURE)], str(tmp_path))
+def test_report_markdown_and_figures(drawn):
+    path = os.path.join(drawn, "report.md")
     with open(path, encoding="utf-8") as fh:
         text = fh.read()
     assert "| master | case | method | median s | relative |" in text
@@ -68,8 +81,10 @@ def test_report_markdown_and_figures(tmp_path):
         assert any(stem in line for line in images), stem
     for line in images:
         name = line.split("](")[1].rstrip(")")
-        png = tmp_path / name
-        assert png.exists() and png.read_bytes()[:4] == b"\x89PNG" and png.stat().st_size > 5000
+        png = os.path.join(drawn, name)
+        assert os.path.exists(png) and os.path.getsize(png) > 5000
+        with open(png, "rb") as fh:
+            assert fh.read(4) == b"\x89PNG"
 
 
 def test_speedup_and_growth_values():
@@ -128,10 +143,10 @@ def test_environment_table_marks_a_modified_tree():
     assert table.count("0123456789") == 3
 
 
-def test_embed_report_replaces_the_text_below_the_marker(tmp_path):
+def test_embed_report_replaces_the_text_below_the_marker(tmp_path, drawn):
     from chronojoin.report import EMBED_MARKER, embed_report
 
-    report = write_report([os.path.dirname(FIXTURE)], str(tmp_path / "figs" / "r"))
+    report = _report_in(drawn, tmp_path / "figs" / "r")
     target = tmp_path / "BENCHMARKS.md"
     target.write_text(f"# Ours\n\nkept ![a](own.png)\n\n{EMBED_MARKER}\n\nan older copy\n")
     for _ in range(2):  # a second copy replaces the first instead of following it
@@ -155,10 +170,10 @@ def test_embed_report_needs_the_marker(tmp_path):
     assert target.read_text() == "# Notes\n"
 
 
-def test_embed_report_skips_a_marker_shown_in_a_code_block(tmp_path):
+def test_embed_report_skips_a_marker_shown_in_a_code_block(tmp_path, drawn):
     from chronojoin.report import EMBED_MARKER, embed_report
 
-    report = write_report([os.path.dirname(FIXTURE)], str(tmp_path / "r"))
+    report = _report_in(drawn, tmp_path / "r")
     head = (f"# Ours\n\nAdd this line:\n\n```markdown\n{EMBED_MARKER}\n```\n\n"
             f"~~~~\n{EMBED_MARKER}\n~~~\n~~~~\n\nNotes to keep.\n\n{EMBED_MARKER}\n")
     target = tmp_path / "BENCHMARKS.md"
@@ -171,11 +186,11 @@ def test_embed_report_skips_a_marker_shown_in_a_code_block(tmp_path):
         embed_report(report, str(target))
 
 
-def test_embed_report_keeps_the_text_above_the_marker_byte_for_byte(tmp_path):
+def test_embed_report_keeps_the_text_above_the_marker_byte_for_byte(tmp_path, drawn):
     """Windows line ends and a form feed above the marker stay; the copy takes the same ends."""
     from chronojoin.report import EMBED_MARKER, embed_report
 
-    report = write_report([os.path.dirname(FIXTURE)], str(tmp_path / "r"))
+    report = _report_in(drawn, tmp_path / "r")
     head = f"# Ours\r\n\r\nkept\x0cnext page\r\n{EMBED_MARKER}\r\n".encode()
     target = tmp_path / "BENCHMARKS.md"
     target.write_bytes(head + b"an older copy\r\n")
@@ -186,13 +201,13 @@ def test_embed_report_keeps_the_text_above_the_marker_byte_for_byte(tmp_path):
         assert data.count(b"\n") == data.count(b"\r\n") and b"an older copy" not in data
 
 
-def test_embed_report_encodes_figure_paths_with_spaces(tmp_path):
+def test_embed_report_encodes_figure_paths_with_spaces(tmp_path, drawn):
     """A link's path ends at a space: ``![t](bench report/x.png)`` is no image."""
     from urllib.parse import unquote
 
     from chronojoin.report import EMBED_MARKER, embed_report
 
-    report = write_report([os.path.dirname(FIXTURE)], str(tmp_path / "bench report (latest)"))
+    report = _report_in(drawn, tmp_path / "bench report (latest)")
     target = tmp_path / "BENCHMARKS.md"
     target.write_text(f"# Ours\n{EMBED_MARKER}\n")
     embed_report(report, str(target))
