@@ -42,10 +42,11 @@ def test_hot_buckets_match_the_oracle(spark, direction, exact, tol, how, buckets
     _check(out, left, expected, how)
 
 
-@pytest.mark.parametrize("buckets", [1, 30, 500])
+@pytest.mark.parametrize("buckets", [30, 500])
 def test_repeated_times_shared_times_and_gaps(spark, buckets):
     """Left times repeated and shared with right rows, a long stretch without left
-    times and one without right rows (empty buckets): every option is exact."""
+    times and one without right rows (empty buckets, at either bucket count; one bucket
+    is among the cases above): every option is exact."""
     import numpy as np
 
     rng = np.random.default_rng(buckets)

@@ -1,6 +1,7 @@
 """On Spark Connect: the as-of conformance suite, odd column names, streaming inputs, a
-few random cases, and the worked examples, refusals and conformance cases of the band,
-interval join and interval aggregation functions and of the loader.
+few random cases of every family, the worked examples, refusals and plan choices of the
+band and interval aggregation functions, the self joins, keys and time zones of every
+function, the loader's worked examples and refusals, and the command line.
 
 A process holds either a classic or a Connect session, so the suite runs in a child
 pytest whose ``spark`` fixture connects to a Connect server started here.
@@ -55,19 +56,18 @@ def test_asof_suite_on_spark_connect(server):
 
 
 def test_band_interval_and_aggregation_suites_on_spark_connect(server):
-    """The other families' examples, refusals, conformance cases and plan choices, self
-    joins, and the key and time zone rules of every function (the choices' tests for
-    inputs Spark cannot size skip: a Connect client's local rows are always sized).
+    """The other families' examples, refusals and plan choices, self joins, and the key
+    and time zone rules of every function (the choices' tests for inputs Spark cannot
+    size skip: a Connect client's local rows are always sized).
 
     The plans are the classic session's, built through the same DataFrame calls: the
-    edge values, column types and properties of each family run on the classic session
-    only, which keeps the suite's run time in bounds."""
+    random conformance cases, edge values, column types and properties of these families
+    run on the classic session only (the as-of conformance cases run on both), which
+    keeps the suite's run time in bounds."""
     _suite(server, "band, interval join and interval aggregation suites",
-           *[f"tests/band/test_{name}.py" for name in ("examples", "errors", "conformance",
-                                                      "auto")],
-           "tests/interval_join/test_conformance.py",
-           *[f"tests/intervals/test_{name}.py" for name in ("examples", "errors",
-                                                           "conformance", "auto", "choose")],
+           *[f"tests/band/test_{name}.py" for name in ("examples", "errors", "auto")],
+           *[f"tests/intervals/test_{name}.py" for name in ("examples", "errors", "auto",
+                                                           "choose")],
            "tests/test_self_joins.py", "tests/test_keys.py", "tests/test_time_zones.py")
 
 
