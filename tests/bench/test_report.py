@@ -26,8 +26,9 @@ FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "results.jsonl")
 @pytest.fixture(scope="module")
 def drawn(tmp_path_factory):
     """The fixture's report and figures, drawn once for the tests that embed it."""
-    return os.path.dirname(write_report([os.path.dirname(FIXTURE)],
-                                        str(tmp_path_factory.mktemp("drawn") / "r")))
+    out = str(tmp_path_factory.mktemp("drawn"))
+    write_report([os.path.dirname(FIXTURE)], out)
+    return out
 
 
 def _report_in(drawn: str, out) -> str:
