@@ -21,6 +21,18 @@ def new_run_id() -> str:
     return f"{now}-{uuid.uuid4().hex[:6]}"
 
 
+def session_label(master: str, session: Any, several: bool) -> str:
+    """How results name a session: ``master``, or ``master (session k)``.
+
+    The longer name is for a master that ran in ``several`` sessions of one run (two
+    sessions are never pooled); ``k`` counts from 1, the session's place in
+    ``--masters``.
+    """
+    if not several or session is None:
+        return master
+    return f"{master} (session {int(session) + 1})"
+
+
 class ResultsFile:
     """Appends records to ``<directory>/<run_id>.jsonl``, one flushed line each."""
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from chronojoin._session import local_cores
 from chronojoin.bench.environment import environment
 from chronojoin.bench.progress import Progress
-from chronojoin.bench.results import ResultsFile
+from chronojoin.bench.results import ResultsFile, session_label
 from chronojoin.bench.runner import Runner, family_cases
 
 if TYPE_CHECKING:
@@ -120,9 +120,8 @@ def summary(records: Sequence[dict[str, Any]]) -> str:
         sessions.setdefault(master, set()).add(session)
     lines = [f"{'master':<22} {'case':<40} {'method':<14} result"]
     for (session, name, case, method), rs in groups.items():
-        master = name
-        if len(sessions[name]) > 1 and isinstance(session, int):
-            master = f"{name} (session {session + 1})"
+        several = len(sessions[name]) > 1 and isinstance(session, int)
+        master = session_label(name, session, several)
         times = [r["elapsed_s"] for r in rs if r.get("status") == "ok"]
         failed = [r for r in rs if r.get("status") != "ok"]
         if times:

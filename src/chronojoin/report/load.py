@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from chronojoin.bench.metrics import NAMES as METRICS
-from chronojoin.bench.results import read_records
+from chronojoin.bench.results import read_records, session_label
 
 #: Keys identifying one measured configuration within a run: ``session`` is the master's
 #: place in ``--masters`` (``local[2],local[2]`` runs two sessions of one master).
@@ -105,8 +105,9 @@ def session_labels(rows: pd.DataFrame) -> pd.Series:
     session = pd.to_numeric(rows["session"], errors="coerce")
     keys = [rows["run_id"], master] if "run_id" in rows else [master]
     several = session.groupby(keys).transform("nunique") > 1
-    number = (session + 1).astype("Int64").astype(str)
-    return master.where(~several, master + " (session " + number + ")")
+    labels = [session_label(m, None if pd.isna(s) else s, bool(v))
+              for m, s, v in zip(master, session, several)]
+    return pd.Series(labels, index=rows.index, dtype=object)
 
 
 def _status(group: pd.DataFrame, n_ok: int) -> str:
