@@ -16,7 +16,7 @@ import chronojoin as cj
 from chronojoin._validate.columns import col
 from tests.asof.data import one_left_row_per_key, random_rows
 from tests.asof.test_auto_layout import _sorted
-from tests.asof.test_conformance import _frames
+from tests.asof.test_conformance import STRATEGIES, _frames
 from tests.asof.test_hot_broadcast import _hot_inputs, sampled_everything  # noqa: F401
 
 #: Plain test column -> an odd name that Spark would misread unquoted.
@@ -53,7 +53,7 @@ def _both(call, *frames, **names):
 
 @pytest.mark.usefixtures("full_auto")
 @pytest.mark.parametrize(("strategy", "one_per_key"), [
-    *[(s, False) for s in ("auto", "union", "exploding", "sort_merge", "broadcast")],
+    *[(s, False) for s in STRATEGIES],
     ("auto", True),  # the left side decides the plan for auto only
 ])
 def test_asof_strategies(spark, strategy, one_per_key):
