@@ -28,7 +28,7 @@ def _build_session(metastore: str | None = None):
     remote = os.environ.get("CHRONOJOIN_TEST_REMOTE")
     if remote and metastore is None:
         return SparkSession.builder.remote(remote).getOrCreate()
-    from tests.servers import TEST_JIT, TEST_SESSION_CONF
+    from tests.servers import TEST_JIT, TEST_SESSION_CONF, remember_java_classes
 
     conf = {
         **TEST_SESSION_CONF,
@@ -51,7 +51,9 @@ def _build_session(metastore: str | None = None):
         builder = builder.enableHiveSupport()
     for key, value in conf.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    remember_java_classes(session)
+    return session
 
 
 #: markers of the tests whose work runs in child processes of their own
