@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pyspark
+from py4j.java_gateway import JavaClass, JavaMember
 
 SPARK_HOME = Path(pyspark.__file__).parent
 
@@ -89,24 +90,25 @@ LOOKED_UP_CLASSES = (
 )
 
 
+class _Remembered(JavaClass):
+    """A Java class whose static methods are looked up once."""
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        member = super().__getattr__(name)
+        if isinstance(member, JavaMember):  # a method, not a field's current value
+            self.__dict__[name] = member
+        return member
+
+
 def remember_java_classes(spark) -> None:  # type: ignore[no-untyped-def]
     """Let a classic session's Python side resolve :data:`LOOKED_UP_CLASSES` and their
     static methods once, to the same classes and methods the gateway resolves them to,
     instead of asking the JVM on every call."""
-    from py4j.java_gateway import JavaClass, JavaMember
-
-    class Remembered(JavaClass):
-        def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
-            member = super().__getattr__(name)
-            if isinstance(member, JavaMember):  # a method, not a field's current value
-                self.__dict__[name] = member
-            return member
-
     jvm = spark.sparkContext._jvm
     for name in LOOKED_UP_CLASSES:
         found = getattr(jvm, name)
         if isinstance(found, JavaClass):
-            jvm.__dict__[name] = Remembered(found._fqn, jvm._gateway_client)
+            jvm.__dict__[name] = _Remembered(found._fqn, jvm._gateway_client)
 
 
 def child_env() -> dict[str, str]:
