@@ -32,6 +32,12 @@ TEST_SESSION_CONF = {
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
     "spark.python.sql.dataFrameDebugging.enabled": "false",
+    # Spark sizes the memory pages of its sorts, aggregates and broadcast hash tables
+    # from the JVM's memory: 64 MiB each with a 4g driver, one page at least per task and
+    # per broadcast, however few the rows. The tests' tiny inputs fit in 1 MiB (larger
+    # records get a page of their own size); 18 unioned joins left 170 MB of live heap
+    # after a full collection instead of 2 GB.
+    "spark.buffer.pageSize": "1m",
 }
 
 
@@ -39,8 +45,14 @@ TEST_SESSION_CONF = {
 #: as a user's would): the quick compiler only (C1, no profiling, no C2). The suite
 #: runs thousands of small, different queries, whose code seldom runs long enough to
 #: repay C2: with it, compiling took a third of a test session's CPU time, and on two
-#: cores that work competes with the tests themselves.
-TEST_JIT = "-XX:TieredStopAtLevel=1"
+#: cores that work competes with the tests themselves. A JVM that compiles with C1 only
+#: reserves 48 MB for compiled code, as a client VM does; the suite's sessions filled it
+#: within minutes (107 s of tests/asof/test_edges.py compiled 26,600 methods and left
+#: 7 MB free), after which the JVM flushed compiled methods and compiled them again.
+#: With the tiered default of 240 MB, three files of as-of tests took 269-274 s on two
+#: workers instead of 312-321 s, the JIT's threads 8-9 s of CPU per worker instead of
+#: 31-33 s.
+TEST_JIT = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 
 
 #: The environment variable through which child processes find the class-data archive.
