@@ -178,3 +178,31 @@ def test_one_pass_equals_chained(spark, strategy):
     assert one.columns == chained.columns
     assert sorted(map(tuple, one.collect()), key=str) == sorted(map(tuple, chained.collect()),
                                                                  key=str)
+
+
+@pytest.mark.parametrize("strategy", ["union", "exploding", "broadcast"])
+def test_building_a_plan_reads_the_schemas_of_the_inputs_only(trades, quotes, monkeypatch,
+                                                              strategy):
+    """On Spark Connect, the schema of any other frame is a round trip to the server,
+    which analyses the frame's plan (about 0.1 s for a ``broadcast`` plan's winners)."""
+    from chronojoin._session import is_connect
+
+    inputs = (trades, quotes)
+    for df in inputs:
+        assert df.columns  # read before, as a caller would have
+    cls = type(trades)
+    name = "_schema" if is_connect(trades) else "schema"  # what `columns` reads too
+    read, others = getattr(cls, name), []
+
+    def counted(self):
+        if not any(self is df for df in inputs):
+            others.append(self)
+        return read.__get__(self, type(self))
+
+    monkeypatch.setattr(cls, name, property(counted))
+    for direction in ("backward", "forward", "nearest"):
+        cj.asof_join(trades, quotes, on="t", by="sym", strategy=strategy, direction=direction)
+    if strategy != "exploding":  # one plan for all tables (exploding chains its joins)
+        cj.asof_join(trades, [cj.Right(quotes, prefix=p) for p in ("a_", "b_", "c_")],
+                     on="t", by="sym", strategy=strategy)
+    assert others == []

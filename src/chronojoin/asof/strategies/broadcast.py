@@ -162,17 +162,20 @@ def _only(when: Column | None, order: Column) -> Column:
     return order if when is None else F.when(when, order)
 
 
-def _winners(right: RightSpec, slot: int) -> tuple[list[Column], list[Column]]:
+def _winners(right: RightSpec, slot: int) -> tuple[list[Column], list[Column], list[str]]:
     """The aggregates of one right table and the columns ``__mb<slot>``/``__mf<slot>``.
 
     The first list goes into the ``groupBy(...).agg``, the second selects each
-    winner as the ``{t, v}`` struct :func:`~chronojoin.asof.frames.finish` expects.
+    winner as the ``{t, v}`` struct :func:`~chronojoin.asof.frames.finish` expects,
+    the third names those columns (no schema is read: on Spark Connect that is a
+    round trip to the server, which analyses the plan).
     """
     rt, r = F.col(_rt(slot)), F.col(slot_name(RIGHT_STRUCT, slot))
-    aggs, structs = [], []
+    aggs, structs, names = [], [], []
     flat = _flat(right)
     for base, when in _candidates(right, rt):
         name, forward = slot_name(base, slot), base == FORWARD
+        names.append(name)
         if not flat:
             order = _order(rt, right, forward, slot)
             aggs.append(F.max_by(r, _only(when, order)).alias(name))
@@ -187,7 +190,7 @@ def _winners(right: RightSpec, slot: int) -> tuple[list[Column], list[Column]]:
         t = _time_order(o, right, forward)  # the order map is its own inverse
         value = F.struct(*[F.col(p).alias(out) for (_, out), p in zip(right.outputs, parts)])
         structs.append(F.when(o.isNotNull(), F.struct(t.alias("t"), value.alias("v"))).alias(name))
-    return aggs, structs
+    return aggs, structs, names
 
 
 def plan(
@@ -218,14 +221,14 @@ def plan_with(left: DataFrame, rights: list[RightSpec], spec: AsofSpec,
     queries = tagged.select(*keys, TIME).where(not_null(*[F.col(c) for c in [*keys, TIME]]))
     matched, found = tagged, []
     for slot, right in enumerate(rights):
-        aggs, structs = _winners(right, slot)
+        aggs, structs, names = _winners(right, slot)
         # One aggregate per table: each candidate pair updates its own table's
         # buffers only. The winners are hash partitioned on (keys, time) alike, so
         # the joins after the first move no more rows.
         winners = pairs_of(queries, right, slot).groupBy(*keys, TIME).agg(*aggs)
         winners = winners.select(*keys, TIME, *structs)
         matched = matched.join(winners, on=[*keys, TIME], how="left")
-        found.extend(winners.columns[len(keys) + 1 :])
+        found.extend(names)
     return finish(
         matched.select(LEFT_STRUCT, TIME, *found),
         left.columns,

@@ -134,22 +134,23 @@ def _registrations(queries: DataFrame, right: RightSpec, spec: AsofSpec, slot: i
     same = w.rangeBetween(-1, 0)
     t = F.col(TIME)
     exact = right.allow_exact_matches
-    carries = []
+    carries: dict[str, Column] = {}  # by name: no schema is read to find them again
     if back:
         low = F.min(_LOW).over(same)
         # Nothing at or before the query in its own bucket (strict: before it).
         needs = low.isNull() | ((low > t) if exact else (low >= t))
         earlier = F.max(_NONEMPTY).over(w.rangeBetween(Window.unboundedPreceding, -2))
-        carries.append(F.when(needs, earlier).alias("__cb"))
+        carries["__cb"] = F.when(needs, earlier)
     if fwd:
         high = F.max(_HIGH).over(same)
         needs = high.isNull() | ((high < t) if exact else (high <= t))
         later = F.expr(f"lead({_NONEMPTY}, 1) IGNORE NULLS").over(w)
-        carries.append(F.when(needs, later).alias("__cf"))
+        carries["__cf"] = F.when(needs, later)
     # The windows see the bucket-end rows; only the queries are kept after them.
-    marked = rows.select(*keys, TIME, _QUERY, *carries).where(F.col(_QUERY)).drop(_QUERY)
+    marked = rows.select(*keys, TIME, _QUERY, *[c.alias(n) for n, c in carries.items()])
+    marked = marked.where(F.col(_QUERY)).drop(_QUERY)
     # Both carry buckets (``nearest``) from one pass over the window's output.
-    bucket = F.explode(F.array(*[F.col(c) for c in marked.columns[len(keys) + 1 :]]))
+    bucket = F.explode(F.array(*[F.col(c) for c in carries]))
     carried = marked.select(*keys, TIME, bucket.alias(BUCKET)).where(F.col(BUCKET).isNotNull())
     return queries.unionByName(carried)
 
