@@ -161,3 +161,32 @@ def test_incremental_loader(spark, tmp_path):
     assert loader.check().ok
     stored = spark.read.parquet(str(tmp_path / "t"))
     assert sorted(r[0] for r in stored.select(col("va`lue")).collect()) == list(range(10))
+
+
+def test_only_names_that_differ_in_case_alone_read_the_case_setting(spark, monkeypatch):
+    """``spark.sql.caseSensitive`` decides only whether ``Price`` and ``price`` are one
+    name; while no two names of a call differ in case alone, no call reads it (each read
+    is a round trip to the server on Spark Connect)."""
+    ldf, rdf = _events(spark)
+    intervals = rdf.withColumnRenamed("t", "s").withColumn("e", col("s") + 5)
+    conf = type(spark.conf)
+    get, reads = conf.get, []
+
+    def counted(self, key, *args, **kwargs):
+        if key == "spark.sql.caseSensitive":
+            reads.append(key)
+        return get(self, key, *args, **kwargs)
+
+    monkeypatch.setattr(conf, "get", counted)
+    cj.asof_join(ldf, [cj.Right(rdf, prefix=p) for p in ("a_", "b_", "c_")], on="t", by="k",
+                 strategy="union")
+    cj.band_join(ldf, rdf, left_on="t", right_on="t", lower=-5, upper=0, by="k")
+    cj.interval_join(ldf, intervals, left_start="t", right_start="s", right_end="e", by="k")
+    cj.interval_aggregate(ldf, intervals, time="t", start="s", end="e", by="k",
+                          aggs={"n": ("count", None)}, strategy="sweep")
+    assert reads == []
+    # a right column named like a left one but for its case: the setting decides
+    out = cj.asof_join(ldf, rdf.withColumnRenamed("v", "LABEL"), on="t", by="k",
+                       strategy="union")
+    assert reads
+    assert out.columns == ["lid", "k", "t", "label", "rid", "t_right", "LABEL_right", "tb"]

@@ -8,9 +8,9 @@ is prefixed instead.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from chronojoin._validate.columns import KeyPair
+from chronojoin._validate.columns import KeyPair, differ_in_case_only
 from chronojoin.errors import InvalidArgumentError
 
 
@@ -23,15 +23,16 @@ def right_output_names(
     prefix: str | None = None,
     taken: Sequence[str] = (),
     what: str = "right",
-    case_sensitive: bool = False,
+    case_sensitive: Callable[[], bool] = lambda: False,
     prefixes: bool = True,
 ) -> list[tuple[str, str]]:
     """Return ``(right column, output name)`` for every right column that is kept.
 
     ``taken`` lists names already used by earlier outputs (other right tables);
-    ``what`` describes the right table in error messages. Unless ``case_sensitive``
+    ``what`` describes the right table in error messages. Unless ``case_sensitive()``
     (the session's ``spark.sql.caseSensitive``), names that differ only in case are
-    the same name, as Spark resolves them: ``Price`` and ``price`` clash.
+    the same name, as Spark resolves them: ``Price`` and ``price`` clash. It is called
+    only when two of the names compared differ in case alone.
     ``prefixes``: whether the caller takes a prefix, which the clash message then
     suggests besides another suffix.
 
@@ -40,8 +41,13 @@ def right_output_names(
     >>> right_output_names(["id", "ts", "v"], ["id", "ts", "w"], KeyPair(("id",), ("id",)))
     [('ts', 'ts_right'), ('w', 'w')]
     """
+    made = [prefix + n for n in right_columns] if prefix is not None else [
+        n + suffix for n in right_columns]
+    compared = [*left_columns, *right_columns, *taken, *keys.left, *keys.right, *made]
+    exact = differ_in_case_only(compared) and case_sensitive()
+
     def fold(name: str) -> str:
-        return name if case_sensitive else name.lower()
+        return name if exact else name.lower()
 
     dropped = {fold(r) for l_, r in zip(keys.left, keys.right) if fold(l_) == fold(r)}
     lefts = {fold(c) for c in left_columns}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +48,7 @@ def check_dataframe(argument: str, value: Any) -> DataFrame:
                "statistics and sorts read whole inputs): call it on each micro-batch inside "
                "writeStream.foreachBatch")
         raise InvalidArgumentError(msg)
-    fold = name_fold(value)
+    fold = fold_of(value, value.columns)
     seen: dict[str, str] = {}
     for name in value.columns:
         if fold(name) in seen:
@@ -84,6 +84,22 @@ def case_sensitive(df: DataFrame) -> bool:
 def name_fold(df: DataFrame) -> Callable[[str], str]:
     """The map under which two column names of ``df``'s session are the same name."""
     return (lambda name: name) if case_sensitive(df) else str.lower
+
+
+def differ_in_case_only(names: Iterable[str]) -> bool:
+    """Whether two of ``names`` differ in case alone (``Price`` and ``price``)."""
+    distinct = set(names)
+    return len({name.lower() for name in distinct}) < len(distinct)
+
+
+def fold_of(df: DataFrame, names: Iterable[str]) -> Callable[[str], str]:
+    """:func:`name_fold` for comparisons among ``names`` only.
+
+    The session's setting is read only when two of the names differ in case alone:
+    otherwise both maps tell the same names apart, and the read (a round trip to the
+    server on Spark Connect) is saved.
+    """
+    return name_fold(df) if differ_in_case_only(names) else str.lower
 
 
 def field(schema: T.StructType, *, argument: str, name: Any, side: str) -> T.StructField:

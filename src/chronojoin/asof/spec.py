@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_FLOOR, Decimal
+from functools import partial
 from typing import Any, get_args
 
 from pyspark.sql import DataFrame
@@ -224,7 +225,7 @@ def _right_spec(
         check_str(f"{what}.prefix", item.prefix)
     outputs = right_output_names(left.columns, df.columns, keys, suffix=d.suffix,
                                  prefix=item.prefix, taken=taken, what=what,
-                                 case_sensitive=C.case_sensitive(left))
+                                 case_sensitive=partial(C.case_sensitive, left))
     tol = d.tolerance if item.tolerance is _UNSET else item.tolerance
     spec = RightSpec(df, ro, keys, direction, exact, tol, tiebreak, tuple(outputs), what, rkind)
     return spec, (rkind, on_arg, ro, rfield.dataType)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from pyspark.sql import DataFrame
@@ -99,7 +100,7 @@ def band_spec(
         _check_copies(bin_size, size, lower, upper, lower_b, upper_b, kind)
     suffix = check_str("suffix", suffix)
     outputs = right_output_names(left.columns, right.columns, keys, suffix=suffix,
-                                 prefixes=False, case_sensitive=C.case_sensitive(left))
+                                 prefixes=False, case_sensitive=partial(C.case_sensitive, left))
     return BandSpec(
         left, right, lf.name, rf.name, kind, lk, rk, lower_b, upper_b, closed, keys, how,
         size, tuple(outputs),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from pyspark.sql import DataFrame
@@ -72,7 +73,7 @@ def interval_join_spec(
     size = check_bin_size(bin_size, kind)
     suffix = check_str("suffix", suffix)
     outputs = right_output_names(left.columns, right.columns, keys, suffix=suffix,
-                                 case_sensitive=C.case_sensitive(left), prefixes=False)
+                                 case_sensitive=partial(C.case_sensitive, left), prefixes=False)
     return IntervalJoinSpec(
         left, right, left_start, left_end, right_start, right_end,
         {argument: k for k, argument, _, _ in found}, kind, closed, keys, how, size,

@@ -205,7 +205,8 @@ def _aggs(aggs: Any, points: DataFrame, intervals: DataFrame) -> tuple[AggSpec, 
             f"{{'total': ('sum', 'points'), 'n': ('count', None)}}; got {aggs!r}"
         )
         raise InvalidArgumentError(msg)
-    fold, columns = C.name_fold(points), list(points.columns)
+    columns = list(points.columns)
+    fold = C.fold_of(points, [*columns, *(name for name in aggs if isinstance(name, str))])
     taken, specs = list(columns), []
     for name, value in aggs.items():
         specs.append(_one_agg(name, value, intervals, taken, fold, columns))
