@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 
 import chronojoin as cj
+from chronojoin._session import is_connect
 
 STRATEGIES = ["exploding", "union", "sort_merge", "broadcast"]
 
@@ -180,18 +181,14 @@ def test_one_pass_equals_chained(spark, strategy):
                                                                  key=str)
 
 
-@pytest.mark.parametrize("strategy", ["union", "exploding", "broadcast"])
-def test_building_a_plan_reads_the_schemas_of_the_inputs_only(trades, quotes, monkeypatch,
-                                                              strategy):
-    """On Spark Connect, the schema of any other frame is a round trip to the server,
-    which analyses the frame's plan (about 0.1 s for a ``broadcast`` plan's winners)."""
-    from chronojoin._session import is_connect
-
-    inputs = (trades, quotes)
+def _schema_reads_of_other_frames(monkeypatch, inputs):
+    """The frames other than ``inputs`` whose schema is read from now on (a list that
+    grows). On Spark Connect each read is a round trip to the server, which analyses
+    the frame's plan (about 0.1 s for a ``broadcast`` plan's winners)."""
     for df in inputs:
         assert df.columns  # read before, as a caller would have
-    cls = type(trades)
-    name = "_schema" if is_connect(trades) else "schema"  # what `columns` reads too
+    cls = type(inputs[0])
+    name = "_schema" if is_connect(inputs[0]) else "schema"  # what `columns` reads too
     read, others = getattr(cls, name), []
 
     def counted(self):
@@ -200,9 +197,27 @@ def test_building_a_plan_reads_the_schemas_of_the_inputs_only(trades, quotes, mo
         return read.__get__(self, type(self))
 
     monkeypatch.setattr(cls, name, property(counted))
+    return others
+
+
+@pytest.mark.parametrize("strategy", ["union", "exploding", "broadcast"])
+def test_building_a_plan_reads_the_schemas_of_the_inputs_only(trades, quotes, monkeypatch,
+                                                              strategy):
+    others = _schema_reads_of_other_frames(monkeypatch, (trades, quotes))
     for direction in ("backward", "forward", "nearest"):
         cj.asof_join(trades, quotes, on="t", by="sym", strategy=strategy, direction=direction)
     if strategy != "exploding":  # one plan for all tables (exploding chains its joins)
         cj.asof_join(trades, [cj.Right(quotes, prefix=p) for p in ("a_", "b_", "c_")],
                      on="t", by="sym", strategy=strategy)
+    assert others == []
+
+
+@pytest.mark.parametrize("by", ["sym", None])
+def test_time_buckets_read_the_schemas_of_the_inputs_only(trades, quotes, monkeypatch, by):
+    """The carry between buckets names its columns and knows its time type (its grid's
+    statistics are a job of their own)."""
+    others = _schema_reads_of_other_frames(monkeypatch, (trades, quotes))
+    for direction in ("backward", "forward", "nearest"):
+        cj.asof_join(trades, quotes, on="t", by=by, strategy="union", direction=direction,
+                     buckets=3)
     assert others == []

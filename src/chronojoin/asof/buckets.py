@@ -29,10 +29,8 @@ from functools import reduce
 
 from pyspark.sql import Column, DataFrame, Row, Window, WindowSpec
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from chronojoin._plan.windows import per_key
-from chronojoin._validate.columns import col
 from chronojoin.asof.frames import (
     BACK,
     BUCKET,
@@ -197,7 +195,8 @@ def carry_ends(out: DataFrame, is_left: Column, keys: list[str],
     later ones) fills a left row that found nothing in its own bucket. No row is read
     or sorted twice; a hot key's left rows meet in one task of that window.
     """
-    flags = {f: F.col(end_name(f)) for f in (False, True) if end_name(f) in out.columns}
+    flags = {f: F.col(end_name(f)) for f in (False, True)
+             if any(t.forward if f else t.backward for t in tables)}
     kept = out.where(reduce(lambda a, b: a | b, flags.values(), is_left))
     by_key = Window.partitionBy(*keys)
     before = by_key.orderBy(BUCKET).rangeBetween(Window.unboundedPreceding, -1)
@@ -215,8 +214,7 @@ def carry_ends(out: DataFrame, is_left: Column, keys: list[str],
             # Nearest later bucket first in ascending order: last in the descending frame.
             nxt = F.last(F.when(flags[True], F.col(fwd)), ignorenulls=True).over(after)
             filled[fwd] = F.coalesce(F.col(fwd), nxt)
-    rest = [col(c) for c in kept.columns if c not in filled]
-    return kept.select(*rest, *[c.alias(n) for n, c in filled.items()]).where(is_left)
+    return kept.withColumns(filled).where(is_left)
 
 
 def carry(
@@ -225,16 +223,18 @@ def carry(
     keys: list[str],
     tables: list[Carried],
     layout: Layout,
+    floating: bool,
 ) -> DataFrame:
     """Fill candidates from earlier (later) buckets of the same key into ``matched``.
 
     Per ``(keys, bucket)`` the last right row of each table (greatest time, then
     greatest tie-break) and its first one (smallest time, greatest tie-break) are
     found; a running window over buckets carries them forward (backward).
+    ``floating``: whether ``__t`` is a double (:func:`floating_time`).
     """
     part = [*keys, BUCKET]
     if keys and not layout.hot_keys:
-        per_bucket = _ends_by_aggregate(union, part, tables)
+        per_bucket = _ends_by_aggregate(union, part, tables, floating)
     else:
         rows = union if not keys else union.where(is_hot([F.col(k) for k in keys],
                                                          layout.hot_keys or ()))
@@ -273,14 +273,14 @@ def later_buckets(window: WindowSpec) -> WindowSpec:
     return window.orderBy(F.col(BUCKET).desc()).rangeBetween(Window.unboundedPreceding, -1)
 
 
-def _ends_by_aggregate(union: DataFrame, part: list[str], tables: list[Carried]) -> DataFrame:
+def _ends_by_aggregate(union: DataFrame, part: list[str], tables: list[Carried],
+                       floating: bool) -> DataFrame:
     """Each bucket's last (``__cb<slot>``) and first (``__cf<slot>``) right rows.
 
     One aggregate over every row; its struct-valued ``max_by`` sorts them. The first
     row is the greatest under the reversed time: ``~t`` for long ordinals (``-t``
     overflows at the smallest long), ``-t`` for floating point ones.
     """
-    floating = isinstance(union.schema[TIME].dataType, (T.FloatType, T.DoubleType))
     reversed_t = reversed_time(F.col(TIME), floating)
     aggs = []
     for t in tables:

@@ -22,7 +22,7 @@ from pyspark.sql import functions as F
 
 from chronojoin._plan.longs import shifted
 from chronojoin._validate.columns import col, not_null
-from chronojoin._validate.timetypes import ordinal
+from chronojoin._validate.timetypes import TimeKind, ordinal
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
 LEFT_STRUCT = "__l"
@@ -64,6 +64,16 @@ def reversed_time(t: Column, floating: bool) -> Column:
     ``-t`` overflows at the smallest long, ``~t`` never; both are their own inverse.
     """
     return -t if floating else F.bitwise_not(t)
+
+
+def floating_time(spec: AsofSpec, rights: list[RightSpec]) -> bool:
+    """Whether ``__t`` of frames tagged from ``spec``'s left and ``rights`` is a double.
+
+    :func:`ordinal` makes float times doubles and every other kind longs; a union of
+    both holds doubles. Known from the spec, so no frame's schema is read (a round trip
+    to the server on Spark Connect).
+    """
+    return TimeKind.FLOAT in (spec.left_kind, *(r.time_kind for r in rights))
 
 
 def side_codes(right: RightSpec) -> tuple[int, int]:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from chronojoin._session import setting_on
 from chronojoin.asof.buckets import Layout
@@ -35,6 +34,7 @@ from chronojoin.asof.frames import (
     RIGHT_STRUCT,
     TIME,
     finish,
+    floating_time,
     key_names,
     keys_equal,
     left_frame,
@@ -90,8 +90,7 @@ def plan(
         # The operator subtracts the times looking forward (an overflow at the ends of
         # the long range, and -inf never equal to -inf): a forward join is a backward
         # one over reversed times, ``~t`` for longs and ``-t`` for doubles.
-        floating = any(isinstance(df.schema[c].dataType, (T.FloatType, T.DoubleType))
-                       for df, c in ((lf, TIME), (rf, _RT)))
+        floating = floating_time(spec, [right])
         lf, rf = (df.withColumn(_REVERSED, reversed_time(
                       F.col(c).cast("double") if floating else F.col(c), floating))
                   for df, c in ((lf, TIME), (rf, _RT)))

@@ -28,6 +28,7 @@ from chronojoin.asof.frames import (
     SIDE,
     TIME,
     finish,
+    floating_time,
     key_names,
     side_codes,
     tiebreak_names,
@@ -175,5 +176,5 @@ def plan(
     if bucketed:
         tbs = tuple(tiebreak_names(len(right.tiebreak)))
         matched = B.carry(union, matched, keys, [B.Carried(0, tbs, backward, forward)],
-                          layout)
+                          layout, floating_time(spec, [right]))
     return finish(matched, left.columns, right, spec.how)

@@ -32,6 +32,7 @@ from chronojoin.asof.frames import (
     SIDE,
     TIME,
     finish,
+    floating_time,
     key_names,
     left_frame,
     right_frame,
@@ -139,5 +140,5 @@ def _plan_run(
         return finish(B.carry_ends(out, is_left, keys, tables), left.columns, rights, spec.how)
     matched = out.where(is_left)
     if bucketed:
-        matched = B.carry(union, matched, keys, tables, layout)
+        matched = B.carry(union, matched, keys, tables, layout, floating_time(spec, rights))
     return finish(matched, left.columns, rights, spec.how)
