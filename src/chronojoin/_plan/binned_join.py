@@ -30,7 +30,7 @@ from pyspark.sql import functions as F
 from chronojoin._plan import binning as B
 from chronojoin._plan.stats import broadcast_threshold, estimated_bytes, same_key_share
 from chronojoin._typing import How
-from chronojoin._validate.columns import col, comparable
+from chronojoin._validate.columns import col, comparable, renamed, selected
 from chronojoin._validate.timetypes import TimeKind, ordinal
 
 _BIN_L, _BIN_R = "_cj_bin_l", "_cj_bin_r"
@@ -242,15 +242,14 @@ def plan_range_join(join: RangeJoin, grid: Grid | None = None) -> DataFrame:
     out = [*join.left.columns, *join.right.columns]
     if join.how == "left" and (join.left.is_point or grid.plain) and len(grid.levels) == 1:
         joined = _joined(join, left, right, grid, how="left")
-        return joined.select(*[col(c) for c in out])
-    inner = _joined(join, left, right, grid, how="inner").select(*[col(c) for c in out])
+        return selected(joined, out)
+    inner = selected(_joined(join, left, right, grid, how="inner"), out)
     if join.how == "inner":
         return inner
     matched = _joined(join, left, right, grid, how="left_semi")
-    unmatched = _unmatched(join.left, matched.select(*[col(c) for c in join.left.columns]))
-    nulls = [F.lit(None).cast(join.right.df.schema[c].dataType).alias(c)
-             for c in join.right.columns]
-    return inner.unionByName(unmatched.select(*[col(c) for c in join.left.columns], *nulls))
+    unmatched = _unmatched(join.left, selected(matched, join.left.columns))
+    # The right columns are NULLs of their types, added by the union.
+    return inner.unionByName(selected(unmatched, join.left.columns), allowMissingColumns=True)
 
 
 def _prepare(side: RangeSide, lo: str, hi: str, lvl: str, grid: Grid) -> DataFrame:
@@ -340,7 +339,7 @@ def _unmatched(left: RangeSide, matched: DataFrame) -> DataFrame:
 def internal(df: DataFrame, prefix: str) -> tuple[DataFrame, dict[str, str]]:
     """Rename every column of ``df`` to ``prefix + position`` (safe for self-joins)."""
     mapping = {name: f"{prefix}{i}" for i, name in enumerate(df.columns)}
-    return df.select(*[col(n).alias(mapping[n]) for n in df.columns]), mapping
+    return renamed(df, mapping.items()), mapping
 
 
 def finish(
@@ -351,7 +350,5 @@ def finish(
     right_map: dict[str, str],
 ) -> DataFrame:
     """Rename internal columns back: left columns, then right ``(column, output name)``."""
-    return result.select(
-        *[col(left_map[n]).alias(n) for n in left_columns],
-        *[col(right_map[r]).alias(out) for r, out in outputs],
-    )
+    return renamed(result, [*[(left_map[n], n) for n in left_columns],
+                            *[(right_map[r], out) for r, out in outputs]])

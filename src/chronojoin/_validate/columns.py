@@ -14,9 +14,37 @@ from chronojoin._session import setting_on
 from chronojoin.errors import ColumnNotFoundError, InvalidArgumentError, TimeTypeError
 
 
+def quoted(name: str) -> str:
+    """``name`` as a SQL identifier: in backticks, a backtick in it doubled."""
+    return "`" + name.replace("`", "``") + "`"
+
+
 def col(name: str) -> Column:
     """A column reference that is safe for names with dots, spaces or backticks."""
-    return F.col("`" + name.replace("`", "``") + "`")
+    return F.col(quoted(name))
+
+
+def selected(df: DataFrame, names: Iterable[str]) -> DataFrame:
+    """``df``'s columns ``names``, in that order, as one ``selectExpr`` (see :func:`struct_of`)."""
+    return df.selectExpr(*[quoted(n) for n in names])
+
+
+def renamed(df: DataFrame, pairs: Iterable[tuple[str, str]]) -> DataFrame:
+    """``df``'s ``(column, new name)`` pairs, in their order, as one ``selectExpr``.
+
+    One call however many columns (see :func:`struct_of`).
+    """
+    return df.selectExpr(*[f"{quoted(c)} AS {quoted(n)}" for c, n in pairs])
+
+
+def struct_of(fields: Iterable[tuple[str, str]]) -> Column:
+    """The struct of ``(column, field name)`` pairs, as one SQL expression.
+
+    One call however many fields: on a classic session every column function is a few
+    calls to the JVM, which made a struct of a feature table's hundreds of columns
+    take seconds to build.
+    """
+    return F.expr("struct(" + ", ".join(f"{quoted(c)} AS {quoted(n)}" for c, n in fields) + ")")
 
 
 def not_null(*columns: Column) -> Column:

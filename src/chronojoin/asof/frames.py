@@ -21,7 +21,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from chronojoin._plan.longs import shifted
-from chronojoin._validate.columns import col, not_null
+from chronojoin._validate.columns import col, not_null, struct_of
 from chronojoin._validate.timetypes import TimeKind, ordinal
 from chronojoin.asof.spec import AsofSpec, RightSpec
 
@@ -91,7 +91,7 @@ def left_frame(df: DataFrame, spec: AsofSpec, right: RightSpec) -> DataFrame:
     return df.select(
         *keys,
         ordinal(col(spec.left_on), spec.left_kind).alias(TIME),
-        F.struct(*[col(c) for c in df.columns]).alias(LEFT_STRUCT),
+        struct_of((c, c) for c in df.columns).alias(LEFT_STRUCT),
     )
 
 
@@ -103,7 +103,7 @@ def right_frame(spec: AsofSpec, right: RightSpec, slot: int = 0) -> DataFrame:
     df = right.df
     knames = key_names(len(right.keys.right))
     t = ordinal(col(right.on), right.time_kind)
-    value = F.struct(*[col(src).alias(out) for src, out in right.outputs])
+    value = struct_of(right.outputs)
     tb_names = tiebreak_names(len(right.tiebreak), slot)
     tagged = df.select(
         *[col(k).alias(n) for k, n in zip(right.keys.right, knames)],
@@ -238,7 +238,6 @@ def choose(right: RightSpec, slot: int = 0) -> Column:
 
 def finish(
     matched: DataFrame,
-    left_columns: list[str],
     right: RightSpec | list[RightSpec],
     how: str,
 ) -> DataFrame:
@@ -257,11 +256,7 @@ def finish(
     if how == "inner":
         for slot in range(len(rights)):
             out = out.where(F.col(f"__m{slot}").isNotNull())
-    left_cols = [F.col(LEFT_STRUCT)[c].alias(c) for c in left_columns]
-    right_cols = [
-        F.col(f"__m{slot}")["v"][out_name].alias(out_name)
-        for slot, r in enumerate(rights)
-        for _, out_name in r.outputs
-    ]
-    return out.select(*left_cols, *right_cols)
+    # The structs' fields are named and ordered as the output: a star per struct, not
+    # a column function per field (a few calls to the JVM each on a classic session).
+    return out.select(f"{LEFT_STRUCT}.*", *[f"__m{slot}.v.*" for slot in range(len(rights))])
 

@@ -28,7 +28,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from chronojoin._validate.columns import col, not_null
+from chronojoin._validate.columns import col, not_null, struct_of
 from chronojoin._validate.timetypes import TimeKind, ordinal
 from chronojoin.intervals.spec import MEAN_DIVIDEND_DIGITS, AggSpec, IntervalSpec, sum_type
 
@@ -101,7 +101,7 @@ def events(spec: IntervalSpec) -> DataFrame:
     keys = key_names(spec)
     deltas = delta_types(spec)
     s_rank, p_rank, e_rank = spec.ties
-    point_struct = F.struct(*[col(c) for c in spec.points.columns])
+    point_struct = struct_of((c, c) for c in spec.points.columns)
     pts = spec.points.select(
         *[col(k).alias(n) for k, n in zip(spec.keys.left, keys, strict=True)],
         ordinal_of(spec, spec.time, 0).alias(T_COL),
@@ -246,8 +246,7 @@ def finish(running: DataFrame, spec: IntervalSpec) -> DataFrame:
     out = running.filter(F.col(POINT).isNotNull())
     if spec.how == "inner":
         out = out.filter(F.col(COUNT) > 0)
-    p = F.col(POINT)
     return out.select(
-        *[p.getField(c).alias(c) for c in spec.points.columns],
+        f"{POINT}.*",  # a star, not a column function per field
         *[_aggregate(a, spec).cast(a.result_type).alias(a.name) for a in spec.aggs],
     )

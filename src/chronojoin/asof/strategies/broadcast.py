@@ -28,13 +28,13 @@ nothing extra: right rows stay in their own tasks.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from chronojoin._validate.columns import not_null
+from chronojoin._validate.columns import not_null, quoted
 from chronojoin._validate.timetypes import TimeKind
 from chronojoin.asof.buckets import Layout
 from chronojoin.asof.frames import (
@@ -162,35 +162,50 @@ def _only(when: Column | None, order: Column) -> Column:
     return order if when is None else F.when(when, order)
 
 
-def _winners(right: RightSpec, slot: int) -> tuple[list[Column], list[Column], list[str]]:
-    """The aggregates of one right table and the columns ``__mb<slot>``/``__mf<slot>``.
+class _Winners(NamedTuple):
+    """How one right table's winners are found from its candidate pairs.
 
-    The first list goes into the ``groupBy(...).agg``, the second selects each
-    winner as the ``{t, v}`` struct :func:`~chronojoin.asof.frames.finish` expects,
-    the third names those columns (no schema is read: on Spark Connect that is a
-    round trip to the server, which analyses the plan).
+    ``orders`` are added to the pairs (the flat ``max_by`` orders, by name), ``aggs`` go
+    into the ``groupBy(...).agg``, ``structs`` select each winner as the ``{t, v}``
+    struct :func:`~chronojoin.asof.frames.finish` expects and ``names`` name those
+    columns (no schema is read: on Spark Connect that is a round trip to the server,
+    which analyses the plan).
     """
+
+    orders: dict[str, Column]
+    aggs: list[Column]
+    structs: list[Column]
+    names: list[str]
+
+
+def _winners(right: RightSpec, slot: int) -> _Winners:
+    """The aggregates of one right table and the columns ``__mb<slot>``/``__mf<slot>``."""
     rt, r = F.col(_rt(slot)), F.col(slot_name(RIGHT_STRUCT, slot))
-    aggs, structs, names = [], [], []
+    found = _Winners({}, [], [], [])
     flat = _flat(right)
     for base, when in _candidates(right, rt):
         name, forward = slot_name(base, slot), base == FORWARD
-        names.append(name)
+        found.names.append(name)
         if not flat:
             order = _order(rt, right, forward, slot)
-            aggs.append(F.max_by(r, _only(when, order)).alias(name))
-            structs.append(F.col(name))
+            found.aggs.append(F.max_by(r, _only(when, order)).alias(name))
+            found.structs.append(F.col(name))
             continue
-        order = _only(when, _time_order(rt, right, forward))
-        aggs.append(F.max(order).alias(f"{name}_o"))
-        parts = [f"{name}_{i}" for i in range(len(right.outputs))]
-        aggs.extend(F.max_by(r["v"][out], order).alias(p)
-                    for (_, out), p in zip(right.outputs, parts))
+        key = f"{name}_k"
+        found.orders[key] = _only(when, _time_order(rt, right, forward))
+        found.aggs.append(F.max(key).alias(f"{name}_o"))
+        # One expression for every column's max_by (the struct is built from their
+        # results), not a few column functions per column.
+        values = quoted(slot_name(RIGHT_STRUCT, slot)) + ".v."
+        found.aggs.append(F.expr("struct(" + ", ".join(
+            f"max_by({values}{quoted(out)}, {quoted(key)}) AS {quoted(out)}"
+            for _, out in right.outputs) + ")").alias(f"{name}_v"))
         o = F.col(f"{name}_o")
         t = _time_order(o, right, forward)  # the order map is its own inverse
-        value = F.struct(*[F.col(p).alias(out) for (_, out), p in zip(right.outputs, parts)])
-        structs.append(F.when(o.isNotNull(), F.struct(t.alias("t"), value.alias("v"))).alias(name))
-    return aggs, structs, names
+        found.structs.append(
+            F.when(o.isNotNull(), F.struct(t.alias("t"), F.col(f"{name}_v").alias("v")))
+            .alias(name))
+    return found
 
 
 def plan(
@@ -221,17 +236,17 @@ def plan_with(left: DataFrame, rights: list[RightSpec], spec: AsofSpec,
     queries = tagged.select(*keys, TIME).where(not_null(*[F.col(c) for c in [*keys, TIME]]))
     matched, found = tagged, []
     for slot, right in enumerate(rights):
-        aggs, structs, names = _winners(right, slot)
+        won = _winners(right, slot)
         # One aggregate per table: each candidate pair updates its own table's
         # buffers only. The winners are hash partitioned on (keys, time) alike, so
         # the joins after the first move no more rows.
-        winners = pairs_of(queries, right, slot).groupBy(*keys, TIME).agg(*aggs)
-        winners = winners.select(*keys, TIME, *structs)
+        candidates = pairs_of(queries, right, slot).withColumns(won.orders)
+        winners = candidates.groupBy(*keys, TIME).agg(*won.aggs)
+        winners = winners.select(*keys, TIME, *won.structs)
         matched = matched.join(winners, on=[*keys, TIME], how="left")
-        found.extend(names)
+        found.extend(won.names)
     return finish(
         matched.select(LEFT_STRUCT, TIME, *found),
-        left.columns,
         rights,
         spec.how,
     )

@@ -117,4 +117,4 @@ def plan(
     best = Window.partitionBy(*keys, _ID).orderBy(*_order(right, tbs))
     joined = joined.withColumn("__rn", F.row_number().over(best)).where(F.col("__rn") == 1)
     r = _right_struct(F.col(_RT), F.col(_VALUE))
-    return finish(_as_candidates(joined, right, r), left.columns, right, spec.how)
+    return finish(_as_candidates(joined, right, r), right, spec.how)

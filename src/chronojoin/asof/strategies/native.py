@@ -101,4 +101,4 @@ def plan(
         allowExactMatches=right.allow_exact_matches, direction="backward",
     )
     slot = BACK if right.direction == "backward" else FORWARD
-    return finish(joined.withColumn(slot, F.col(RIGHT_STRUCT)), left.columns, right, spec.how)
+    return finish(joined.withColumn(slot, F.col(RIGHT_STRUCT)), right, spec.how)

@@ -177,4 +177,4 @@ def plan(
         tbs = tuple(tiebreak_names(len(right.tiebreak)))
         matched = B.carry(union, matched, keys, [B.Carried(0, tbs, backward, forward)],
                           layout, floating_time(spec, [right]))
-    return finish(matched, left.columns, right, spec.how)
+    return finish(matched, right, spec.how)

@@ -137,8 +137,8 @@ def _plan_run(
             out = out.withColumn(B.end_name(forward), F.lead(F.lit(1)).over(ends).isNull())
     is_left = F.col(SIDE) == F.lit(_LEFT)
     if bucketed and keys:
-        return finish(B.carry_ends(out, is_left, keys, tables), left.columns, rights, spec.how)
+        return finish(B.carry_ends(out, is_left, keys, tables), rights, spec.how)
     matched = out.where(is_left)
     if bucketed:
         matched = B.carry(union, matched, keys, tables, layout, floating_time(spec, rights))
-    return finish(matched, left.columns, rights, spec.how)
+    return finish(matched, rights, spec.how)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from chronojoin._validate.columns import col
+from chronojoin._validate.columns import col, struct_of
 from chronojoin.intervals.events import ordinal_of
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def build(spec: IntervalSpec, plan: Plan) -> DataFrame:
     values = {name: f"__cj_v{j}" for j, name in enumerate(spec.value_columns)}
     pts = spec.points.select(
         F.monotonically_increasing_id().alias("__cj_id"),
-        F.struct(*[col(c) for c in spec.points.columns]).alias("__cj_p"),
+        struct_of((c, c) for c in spec.points.columns).alias("__cj_p"),
         *[col(k).alias(f"__cj_lk{i}") for i, k in enumerate(spec.keys.left)],
         ordinal_of(spec, spec.time, 0).alias("__cj_t"),
     )
@@ -73,8 +73,7 @@ def build(spec: IntervalSpec, plan: Plan) -> DataFrame:
         F.first("__cj_p").alias("__cj_p"),
         *[_aggregate(a, values).alias(f"__cj_a{i}") for i, a in enumerate(spec.aggs)],
     )
-    p = F.col("__cj_p")
     return grouped.select(
-        *[p.getField(c).alias(c) for c in spec.points.columns],
+        "__cj_p.*",  # a star, not a column function per field
         *[F.col(f"__cj_a{i}").cast(a.result_type).alias(a.name) for i, a in enumerate(spec.aggs)],
     )
