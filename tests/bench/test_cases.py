@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import pytest
+
 from chronojoin.bench.case import checksum
 from chronojoin.bench.cases import asof, band, interval_join
 
 
-def test_many_right_one_pass_equals_chained(spark, tmp_path):
-    (case,) = asof.cases(sizes=[300], variants=["many_right"], data_dir=str(tmp_path))
+@pytest.mark.parametrize("variant", ["many_right", "wide"])
+def test_many_right_one_pass_equals_chained(spark, tmp_path, variant):
+    (case,) = asof.cases(sizes=[300], variants=[variant], data_dir=str(tmp_path))
     inputs = case.load(spark)
+    last = f"x{asof.WIDE_COLUMNS - 1}"
+    if variant == "wide":  # every right table has the feature columns; the last is checked
+        assert all(last in inputs[f"right{i}"].columns for i in (1, 2, 3))
+        assert f"f3_{last}" in case.checksum_columns
+    else:
+        assert last not in inputs["right1"].columns
     answers = {}
     for m in case.methods:
         if m.checked:

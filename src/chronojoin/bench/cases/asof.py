@@ -46,8 +46,8 @@ CHECKSUM_COLUMNS = ("id", "time", "label", "time_right")
 SIZES = (10_000, 100_000)
 QUICK_SIZES = (1_000,)
 ORDERS = ("asc", "desc", "random")
-VARIANTS = ("size", "order", "buckets", "many_left", "hot_key", "many_right", "numeric",
-            "no_key")
+VARIANTS = ("size", "order", "buckets", "many_left", "hot_key", "many_right", "wide",
+            "numeric", "no_key")
 #: Left rows per id of the ``no_key`` case: about as many as right rows (50 per id).
 NO_KEY_LEFT_ROWS_PER_ID = 50
 
@@ -82,7 +82,7 @@ def cases(
         Bucket counts for the bucketing study at the largest size (default 20/40/80/160).
     variants
         Subset of ``size``, ``order``, ``buckets``, ``many_left``, ``hot_key``,
-        ``many_right``, ``numeric``, ``no_key``.
+        ``many_right``, ``wide``, ``numeric``, ``no_key``.
     time_type
         ``timestamp`` or ``integer`` time columns.
     timeout_s
@@ -135,6 +135,9 @@ def cases(
     if "many_right" in chosen:
         out.append(_many_right_case(largest, data_dir=data_dir, seed=seed,
                                     time_type=time_type))
+    if "wide" in chosen:
+        out.append(_many_right_case(largest, data_dir=data_dir, seed=seed,
+                                    time_type=time_type, columns=WIDE_COLUMNS))
     return out
 
 
@@ -168,20 +171,32 @@ def _case(
 
 #: Right tables of the ``many_right`` case and their output prefixes.
 MANY_RIGHT = ("f1_", "f2_", "f3_")
+#: Feature columns of each right table of the ``wide`` case (doubles, besides ``value``).
+WIDE_COLUMNS = 100
 
 
-def _many_right_case(n_ids: int, *, data_dir: str | None, seed: int, time_type: str) -> Case:
+def _many_right_case(n_ids: int, *, data_dir: str | None, seed: int, time_type: str,
+                     columns: int = 0) -> Case:
+    """Three right tables in one call against three chained calls.
+
+    ``columns``: that many feature columns more in each right table (the ``wide`` case,
+    a feature store's tables).
+    """
     gen = {"n_ids": n_ids, "order": "asc", "time_type": time_type, "seed": seed}
-    load = functools.partial(_load_many_right, data_dir=data_dir, gen=gen)
-    checked = ("id", "time", "label", *(p + c for p in MANY_RIGHT for c in ("time", "value")))
+    load = functools.partial(_load_many_right, data_dir=data_dir, gen=gen, columns=columns)
+    values = ("time", "value", *([f"x{columns - 1}"] if columns else []))
+    checked = ("id", "time", "label", *(p + c for p in MANY_RIGHT for c in values))
+    variant = "wide" if columns else "many_right"
+    name = f"asof {variant} n={n_ids} asc tables={len(MANY_RIGHT)}"
     return Case(
-        name=f"asof many_right n={n_ids} asc tables={len(MANY_RIGHT)}", load=load,
+        name=name + (f" columns={columns}" if columns else ""), load=load,
         methods=(
             Method("floor", _floor_many, baseline=True, checked=False),
             Method("one_pass", functools.partial(_many_right, chained=False)),
             Method("chained", functools.partial(_many_right, chained=True)),
         ),
-        params={"variant": "many_right", **gen, "tables": len(MANY_RIGHT)},
+        params={"variant": variant, **gen, "tables": len(MANY_RIGHT),
+                **({"columns": columns} if columns else {})},
         checksum_columns=checked,
     )
 
@@ -227,20 +242,26 @@ def _duckdb_no_key(inputs: Inputs) -> tuple[int, str]:
     return _duckdb_checked(inputs, "l.time >= r.time")
 
 
-def _load_many_right(spark: Any, *, data_dir: str | None, gen: dict[str, Any]) -> Inputs:
-    name = dataset_name("thesis_many_right", **gen)
-    make = functools.partial(_generate_many_right, spark, gen)
+def _load_many_right(spark: Any, *, data_dir: str | None, gen: dict[str, Any],
+                     columns: int = 0) -> Inputs:
+    name = dataset_name("thesis_wide" if columns else "thesis_many_right",
+                        **gen, **({"columns": columns} if columns else {}))
+    make = functools.partial(_generate_many_right, spark, gen, columns)
     return cached_parquet(spark, data_dir, name, make, params=gen)
 
 
-def _generate_many_right(spark: Any, gen: dict[str, Any]) -> dict[str, DataFrame]:
+def _generate_many_right(spark: Any, gen: dict[str, Any],
+                         columns: int = 0) -> dict[str, DataFrame]:
     opts = {k: v for k, v in gen.items() if k not in ("n_ids", "seed")}
     out: dict[str, DataFrame] = {}
     for i, _ in enumerate(MANY_RIGHT):
         left, right = thesis(spark, gen["n_ids"], seed=gen["seed"] + i, **opts)
         if i == 0:
             out["left"] = left
-        out[f"right{i + 1}"] = right
+        # Feature values drawn from the row and the column number, with two decimals.
+        features = [(F.xxhash64("id", "time", F.lit(j)) % 10_000 / 100.0).alias(f"x{j}")
+                    for j in range(columns)]
+        out[f"right{i + 1}"] = right.select("*", *features)
     return out
 
 

@@ -34,8 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--methods", help="only these methods (baselines always run)")
     parser.add_argument(
         "--variants",
-        help=("asof variants: size,order,buckets,many_left,hot_key,many_right,numeric,"
-              "no_key; "
+        help=("asof variants: size,order,buckets,many_left,hot_key,many_right,wide,"
+              "numeric,no_key; "
               "intervals variants: few_pairs,many_pairs,hot_key; each family runs the "
               "ones it has (default: asof size,order,buckets,many_left,hot_key; "
               "intervals all)"),
