@@ -240,7 +240,9 @@ def plan_with(left: DataFrame, rights: list[RightSpec], spec: AsofSpec,
         # One aggregate per table: each candidate pair updates its own table's
         # buffers only. The winners are hash partitioned on (keys, time) alike, so
         # the joins after the first move no more rows.
-        candidates = pairs_of(queries, right, slot).withColumns(won.orders)
+        candidates = pairs_of(queries, right, slot)
+        if won.orders:  # (a Connect client refuses withColumns of nothing)
+            candidates = candidates.withColumns(won.orders)
         winners = candidates.groupBy(*keys, TIME).agg(*won.aggs)
         winners = winners.select(*keys, TIME, *won.structs)
         matched = matched.join(winners, on=[*keys, TIME], how="left")
