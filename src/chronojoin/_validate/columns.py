@@ -25,8 +25,8 @@ def col(name: str) -> Column:
 
 
 def selected(df: DataFrame, names: Iterable[str]) -> DataFrame:
-    """``df``'s columns ``names``, in that order, as one ``selectExpr`` (see :func:`struct_of`)."""
-    return df.selectExpr(*[quoted(n) for n in names])
+    """``df``'s columns ``names``, in that order, in one call (:func:`renamed`)."""
+    return renamed(df, ((n, n) for n in names))
 
 
 def renamed(df: DataFrame, pairs: Iterable[tuple[str, str]]) -> DataFrame:
